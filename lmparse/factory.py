@@ -1,0 +1,37 @@
+"""create_parser: one call that builds the parser stack for one response."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import reasoning, response, tools  # noqa: F401  (registers the built-in parsers)
+from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
+from .request import ParserRequest, normalize_request
+from .response.base import BaseResponseParser, ResponseParser
+
+__all__ = ["create_parser"]
+
+# Without a request there is nothing to filter by: every name is accepted.
+_NO_REQUEST = ParserRequest(tools={}, tool_choice="auto", forced_name=None, allowed_names=None, thinking=None)
+
+
+def create_parser(
+    tool_parser: str | None = None,
+    reasoning_parser: str | None = None,
+    response_parser: str | None = "default",
+    request: Any = None,
+    tokenizer: Any = None,
+) -> ResponseParser:
+    """Build a fresh parser for one response.
+
+    ``request`` is the OpenAI-shaped request (dict or object).  A request with no
+    tools, or with ``tool_choice="none"``, turns tool parsing off (markup stays
+    content); ``request=None`` parses tool calls of any name.
+    """
+    req = _NO_REQUEST if request is None else normalize_request(request)
+    cls = ResponseParserManager.get(response_parser or "default")
+    if cls is not BaseResponseParser and not issubclass(cls, BaseResponseParser):
+        return cls(request=req, tokenizer=tokenizer, tool_parser=tool_parser, reasoning_parser=reasoning_parser)
+    tool = ToolParserManager.get(tool_parser)(req) if tool_parser else None
+    reasoner = ReasoningParserManager.get(reasoning_parser)(req) if reasoning_parser else None
+    return cls(req, reasoning_parser=reasoner, tool_parser=tool)

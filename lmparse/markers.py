@@ -1,0 +1,78 @@
+"""Finding markers in streamed text and holding a partial marker at the end of a chunk.
+
+Decoded chunks end at token boundaries, but proxies, speculative decoding or other
+tokenizers may split anywhere, so a held suffix is computed for any split, not only
+at the token-aligned prefixes a dialect declares.  Every look is bounded by the
+longest marker: nothing already passed is searched again.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+__all__ = ["MarkerSet", "held_prefix_start", "WHITESPACE"]
+
+WHITESPACE = " \t\r\n"
+
+
+def held_prefix_start(text: str, marker: str, start: int = 0) -> int:
+    """Index at which a proper prefix of ``marker`` ends ``text`` (``len(text)`` if none)."""
+    n = len(text)
+    first = marker[0]
+    i = text.find(first, max(start, n - len(marker) + 1))
+    while i != -1:
+        if marker.startswith(text[i:]):
+            return i
+        i = text.find(first, i + 1)
+    return n
+
+
+class MarkerSet:
+    """A fixed set of markers: one C-level search for the next one, bounded partial holding."""
+
+    __slots__ = ("markers", "_pattern", "_by_first", "_max_len")
+
+    def __init__(self, markers: Iterable[str]) -> None:
+        uniq = sorted({m for m in markers if m}, key=len, reverse=True)
+        self.markers = tuple(uniq)
+        # Longest first, so a marker that extends another wins the alternation.
+        self._pattern = re.compile("|".join(map(re.escape, uniq))) if uniq else None
+        by_first: dict[str, list[str]] = {}
+        for m in uniq:
+            by_first.setdefault(m[0], []).append(m)
+        self._by_first = tuple((c, tuple(ms)) for c, ms in by_first.items())
+        self._max_len = len(uniq[0]) if uniq else 0
+
+    def __bool__(self) -> bool:
+        return bool(self.markers)
+
+    def search(self, text: str, pos: int) -> "re.Match[str] | None":
+        return self._pattern.search(text, pos) if self._pattern is not None else None
+
+    def held_start(self, text: str, start: int = 0) -> int:
+        """Index where a proper prefix of some marker ends ``text``; ``len(text)`` if none."""
+        n = len(text)
+        best = n
+        lo = max(start, n - self._max_len + 1)
+        for first, markers in self._by_first:
+            i = text.find(first, lo)
+            while i != -1 and i < best:
+                tail = text[i:]
+                if any(m.startswith(tail) for m in markers):
+                    best = i
+                    break
+                i = text.find(first, i + 1)
+        return best
+
+    def is_proper_prefix(self, text: str, pos: int = 0) -> bool:
+        """Whether ``text[pos:]`` is a proper prefix of some marker (may still become one)."""
+        size = len(text) - pos
+        return 0 < size < self._max_len and any(m.startswith(text[pos:]) for m in self.markers if len(m) > size)
+
+    def startswith_at(self, text: str, pos: int) -> str | None:
+        """The marker that starts at ``pos``, if any."""
+        for m in self.markers:
+            if text.startswith(m, pos):
+                return m
+        return None

@@ -1,0 +1,165 @@
+"""The normalized output contract: OpenAI-shaped deltas and complete messages.
+
+Plain ``__slots__`` classes: they are created on the hot path, once per emitted
+fragment, so they carry no validation and no pydantic.  ``to_dict()`` gives the
+OpenAI wire shape with unset keys omitted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "DeltaFunctionCall",
+    "DeltaToolCall",
+    "DeltaMessage",
+    "FunctionCall",
+    "ToolCall",
+    "ParsedMessage",
+]
+
+
+class DeltaFunctionCall:
+    __slots__ = ("name", "arguments")
+
+    def __init__(self, name: str | None = None, arguments: str | None = None) -> None:
+        self.name = name
+        self.arguments = arguments
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.name is not None:
+            out["name"] = self.name
+        if self.arguments is not None:
+            out["arguments"] = self.arguments
+        return out
+
+    def __repr__(self) -> str:
+        return f"DeltaFunctionCall(name={self.name!r}, arguments={self.arguments!r})"
+
+
+class DeltaToolCall:
+    """One fragment of one tool call; the first fragment of an index carries id, type, name."""
+
+    __slots__ = ("index", "id", "type", "function")
+
+    def __init__(
+        self,
+        index: int,
+        id: str | None = None,
+        type: str | None = None,
+        function: DeltaFunctionCall | None = None,
+    ) -> None:
+        self.index = index
+        self.id = id
+        self.type = type
+        self.function = function
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"index": self.index}
+        if self.id is not None:
+            out["id"] = self.id
+        if self.type is not None:
+            out["type"] = self.type
+        if self.function is not None:
+            out["function"] = self.function.to_dict()
+        return out
+
+    def __repr__(self) -> str:
+        return f"DeltaToolCall(index={self.index}, id={self.id!r}, type={self.type!r}, function={self.function!r})"
+
+
+class DeltaMessage:
+    """One streamed delta: any of content, reasoning_content and tool_calls."""
+
+    __slots__ = ("content", "reasoning_content", "tool_calls")
+
+    def __init__(
+        self,
+        content: str | None = None,
+        reasoning_content: str | None = None,
+        tool_calls: list[DeltaToolCall] | None = None,
+    ) -> None:
+        self.content = content
+        self.reasoning_content = reasoning_content
+        self.tool_calls = tool_calls
+
+    def to_dict(self, reasoning_field: str = "reasoning_content") -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.reasoning_content is not None:
+            out[reasoning_field] = self.reasoning_content
+        if self.content is not None:
+            out["content"] = self.content
+        if self.tool_calls:
+            out["tool_calls"] = [tc.to_dict() for tc in self.tool_calls]
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"DeltaMessage(content={self.content!r}, reasoning_content={self.reasoning_content!r}, "
+            f"tool_calls={self.tool_calls!r})"
+        )
+
+
+class FunctionCall:
+    __slots__ = ("name", "arguments")
+
+    def __init__(self, name: str, arguments: str) -> None:
+        self.name = name
+        self.arguments = arguments
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": self.arguments}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FunctionCall) and (self.name, self.arguments) == (other.name, other.arguments)
+
+    def __repr__(self) -> str:
+        return f"FunctionCall(name={self.name!r}, arguments={self.arguments!r})"
+
+
+class ToolCall:
+    __slots__ = ("id", "type", "function")
+
+    def __init__(self, id: str, function: FunctionCall, type: str = "function") -> None:
+        self.id = id
+        self.type = type
+        self.function = function
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "function": self.function.to_dict()}
+
+    def __repr__(self) -> str:
+        return f"ToolCall(id={self.id!r}, type={self.type!r}, function={self.function!r})"
+
+
+class ParsedMessage:
+    """A complete response: the fold of every delta of one stream."""
+
+    __slots__ = ("content", "reasoning_content", "tool_calls", "reasoning_tokens")
+
+    def __init__(
+        self,
+        content: str | None = None,
+        reasoning_content: str | None = None,
+        tool_calls: list[ToolCall] | None = None,
+        reasoning_tokens: int | None = None,
+    ) -> None:
+        self.content = content
+        self.reasoning_content = reasoning_content
+        self.tool_calls = tool_calls if tool_calls is not None else []
+        self.reasoning_tokens = reasoning_tokens
+
+    def to_dict(self, reasoning_field: str = "reasoning_content") -> dict[str, Any]:
+        out: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.reasoning_content is not None:
+            out[reasoning_field] = self.reasoning_content
+        if self.tool_calls:
+            out["tool_calls"] = [tc.to_dict() for tc in self.tool_calls]
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"ParsedMessage(content={self.content!r}, reasoning_content={self.reasoning_content!r}, "
+            f"tool_calls={self.tool_calls!r})"
+        )

@@ -1,0 +1,64 @@
+"""Reasoning parsers: descriptors of the reasoning tags and the initial mode.
+
+A reasoning "parser" parses nothing: it declares its tags and whether a response
+starts inside reasoning.  Buffering, tag recognition and routing belong to the
+response parser.
+"""
+
+from __future__ import annotations
+
+from ..registry import ReasoningParserManager
+from ..request import ParserRequest
+
+__all__ = ["ReasoningParser", "DefaultReasoningParser", "ReasoningParserManager"]
+
+
+class ReasoningParser:
+    """``<think>`` ... ``</think>``; starts in reasoning unless the request turns thinking off."""
+
+    start_tag: str | None = "<think>"
+    end_tag: str = "</think>"
+    # Proper prefixes of the tags that end a decoded chunk at a real token boundary,
+    # longest first (see tests/test_token_prefixes.py for the tokenizers checked).
+    start_tag_prefixes: tuple[str, ...] = ()
+    end_tag_prefixes: tuple[str, ...] = ()
+
+    def __init__(self, request: ParserRequest) -> None:
+        self.request = request
+
+    def starts_in_reasoning(self) -> bool:
+        return self.request.thinking is not False
+
+    @classmethod
+    def render(cls, reasoning: str) -> str:
+        """Wire text of a reasoning segment, as the model writes it."""
+        return f"{cls.start_tag or ''}{reasoning}{cls.end_tag}"
+
+
+@ReasoningParserManager.register_module(
+    ["default", "qwen-qwq", "qwen3", "deepseek-r1", "intern-s1", "glm45", "kimi-k2"]
+)
+class DefaultReasoningParser(ReasoningParser):
+    pass
+
+
+class _OptInThinking(ReasoningParser):
+    """Families whose templates think only when the request asks for it."""
+
+    def starts_in_reasoning(self) -> bool:
+        return self.request.thinking is True
+
+
+@ReasoningParserManager.register_module("deepseek-v3")
+class DeepSeekV3ReasoningParser(_OptInThinking):
+    pass
+
+
+@ReasoningParserManager.register_module(["deepseek-v32", "deepseek-v3.2"])
+class DeepSeekV32ReasoningParser(_OptInThinking):
+    pass
+
+
+@ReasoningParserManager.register_module("deepseek-v4")
+class DeepSeekV4ReasoningParser(_OptInThinking):
+    pass

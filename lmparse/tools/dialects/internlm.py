@@ -1,0 +1,22 @@
+"""InternLM2 / 2.5 / Intern-S1: ``<|action_start|><|plugin|>\\n{"name": ..., "parameters": {...}}<|action_end|>``.
+
+All three markers are single special tokens (ids 92538-92543 hold the added tokens
+in InternLM2), so the upstream must keep special tokens for this parser to see them.
+"""
+
+from __future__ import annotations
+
+from ...registry import ToolParserManager
+from ..json_envelope import JsonToolParser
+
+OPEN = "<|action_start|><|plugin|>"
+CLOSE = "<|action_end|>"
+
+
+@ToolParserManager.register_module(["internlm", "intern-s1"])
+class InternLMToolParser(JsonToolParser):
+    tool_open_tags = (OPEN,)
+    tool_close_tag = CLOSE
+    argument_field = "parameters"
+
+    render_template = "{open}\n{body}{close}"

@@ -1,0 +1,31 @@
+"""Llama 3.1 / 3.2 JSON tool calls.
+
+``<|python_tag|>{"name": ..., "parameters": {...}}`` or, as the official template
+renders custom tools, a bare JSON object at the very start of the reply.  There is
+no close tag: the block ends with the envelope, and further calls follow after
+``;``.  ``<|python_tag|>`` is one special token (gone if the server skips them).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ...registry import ToolParserManager
+from ..json_envelope import JsonToolParser
+
+PYTHON_TAG = "<|python_tag|>"
+
+
+@ToolParserManager.register_module("llama3")
+class Llama3JsonToolParser(JsonToolParser):
+    tool_open_tags = (PYTHON_TAG,)
+    tool_close_tag = None
+    argument_field = "parameters"
+    call_separator = ";"
+    bare_start = True
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        return "; ".join(
+            f'{{"name": {json.dumps(name, ensure_ascii=False)}, "parameters": {args}}}' for name, args in calls
+        )

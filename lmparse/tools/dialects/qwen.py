@@ -1,0 +1,21 @@
+"""Qwen2.5 / Qwen3 / QwQ / Hermes: ``<tool_call>\\n{"name": ..., "arguments": {...}}\\n</tool_call>``.
+
+``<tool_call>`` and ``</tool_call>`` are single tokens in the Qwen2.5 and Qwen3
+tokenizers, so no proper prefix of them ends a chunk at a token boundary.
+"""
+
+from __future__ import annotations
+
+from ...registry import ToolParserManager
+from ..json_envelope import JsonToolParser
+
+OPEN = "<tool_call>"
+CLOSE = "</tool_call>"
+
+
+@ToolParserManager.register_module(["qwen", "qwen2d5", "qwen3", "hermes"])
+class QwenToolParser(JsonToolParser):
+    tool_open_tags = (OPEN,)
+    tool_close_tag = CLOSE
+    tool_close_prefixes = ()
+    argument_field = "arguments"

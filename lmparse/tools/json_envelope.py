@@ -1,0 +1,219 @@
+"""JsonToolParser: calls written as JSON envelopes ``{"name": ..., "<argument_field>": {...}}``.
+
+The envelope is recognized key by key.  The argument value's source text is
+forwarded verbatim as soon as the scanner has passed it; other values are only
+scanned far enough to find the next envelope field.  The first ``name`` wins; a
+repeated or foreign argument field is skipped; an envelope with no argument field
+gets ``{}``.  A block may hold several envelopes, one after another (optionally
+separated by ``call_separator``) or as a JSON array.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..markers import WHITESPACE
+from .base import Deltas, ToolParser
+from .json_scanner import JsonValueScanner
+
+__all__ = ["JsonToolParser"]
+
+# Envelope phases.
+_START, _KEY_OR_END, _KEY, _COLON, _VALUE_START, _VALUE, _AFTER_VALUE = range(7)
+# What the value being scanned is for.
+_SKIP, _NAME, _ARGS = range(3)
+
+
+def _skip_ws(text: str, pos: int, n: int) -> int:
+    while pos < n and text[pos] in WHITESPACE:
+        pos += 1
+    return pos
+
+
+class JsonToolParser(ToolParser):
+    argument_field = "arguments"
+    call_separator: str | None = None  # e.g. ";" between Llama 3 calls
+    # Keys a bare-start envelope may begin with; anything else is ordinary JSON content.
+    envelope_keys: frozenset[str] = frozenset(("name", "arguments", "parameters", "type"))
+
+    def _reset_payload(self) -> None:
+        self._phase = _START
+        self._scanner = JsonValueScanner()
+        self._parts: list[str] = []
+        self._key = ""
+        self._role = _SKIP
+        self._envelopes = 0
+        self._in_array = False
+        self._name_seen = False
+        self._args_seen = False
+
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+        pos = 0
+        n = len(text)
+        scanner = self._scanner
+        while True:
+            phase = self._phase
+            if phase == _VALUE:  # the hot path: inside a value
+                end = scanner.scan(text, pos, final)
+                if self._role == _ARGS and not (scanner.is_string or scanner.is_scalar):
+                    if end > pos:
+                        self._emit_delta(deltas, arguments=text[pos:end])
+                elif self._role != _SKIP:
+                    self._parts.append(text[pos:end])
+                pos = end
+                if not scanner.done:
+                    return pos
+                if scanner.broken:
+                    self._reject()
+                    return pos
+                self._finish_value(deltas)
+                self._phase = _AFTER_VALUE
+                continue
+            pos = _skip_ws(text, pos, n)
+            if pos >= n:
+                return pos
+            c = text[pos]
+            if phase == _START:
+                if c == "{":
+                    self._begin_call()
+                    self._name_seen = self._args_seen = False
+                    self._phase = _KEY_OR_END
+                    pos += 1
+                elif c == "[" and not self._in_array and self._envelopes == 0:
+                    self._in_array = True
+                    pos += 1
+                elif self._in_array and c == "]":
+                    self._payload_closed = True
+                    return pos + 1
+                elif self._envelopes and (c == "," or c == self.call_separator):
+                    pos += 1
+                elif self._envelopes:
+                    self._payload_closed = True  # whatever follows is not ours
+                    return pos
+                else:
+                    self._reject()
+                    return pos
+            elif phase == _KEY_OR_END:
+                if c == '"':
+                    scanner.reset()
+                    self._parts = []
+                    self._phase = _KEY
+                elif c == "}":
+                    self._end_envelope(deltas)
+                    pos += 1
+                elif c == ",":
+                    pos += 1
+                else:
+                    self._reject()
+                    return pos
+            elif phase == _KEY:
+                end = scanner.scan(text, pos, final)
+                self._parts.append(text[pos:end])
+                pos = end
+                if not scanner.done:
+                    return pos
+                key = self._decode_parts()
+                if not isinstance(key, str) or (self._bare and not self.committed and key not in self.envelope_keys):
+                    self._reject()
+                    return pos
+                self._key = key
+                self._phase = _COLON
+            elif phase == _COLON:
+                if c != ":":
+                    self._reject()
+                    return pos
+                self._phase = _VALUE_START
+                pos += 1
+            elif phase == _VALUE_START:
+                key = self._key
+                if key == "name" and not self._name_seen:
+                    self._name_seen = True
+                    self._role = _NAME
+                elif key == self.argument_field and not self._args_seen:
+                    self._args_seen = True
+                    self._role = _ARGS
+                else:
+                    self._role = _SKIP
+                scanner.reset()
+                self._parts = []
+                self._phase = _VALUE
+            else:  # _AFTER_VALUE
+                if c == ",":
+                    self._phase = _KEY_OR_END
+                    pos += 1
+                elif c == "}":
+                    self._end_envelope(deltas)
+                    pos += 1
+                else:
+                    self._reject()
+                    return pos
+            if self._payload_closed or self.rejected:
+                return pos
+
+    def _decode_parts(self):
+        raw = "".join(self._parts)
+        self._parts = []
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return None
+
+    def _finish_value(self, deltas: Deltas) -> None:
+        role = self._role
+        if role == _NAME:
+            name = self._decode_parts()
+            if isinstance(name, str) and name:
+                self._emit_delta(deltas, name=name)
+            else:
+                self._drop(None, "function name is not a non-empty string")
+        elif role == _ARGS and self._parts:
+            self._emit_delta(deltas, arguments=self._normalize_scalar_arguments("".join(self._parts)))
+            self._parts = []
+
+    @staticmethod
+    def _normalize_scalar_arguments(raw: str) -> str:
+        """Arguments written as a string or scalar: unwrap a JSON-encoded object, map null to {}."""
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return raw
+        if value is None:
+            return "{}"
+        if isinstance(value, str):
+            inner = value.strip()
+            if inner.startswith("{"):
+                try:
+                    if isinstance(json.loads(inner), dict):
+                        return inner
+                except ValueError:
+                    pass
+        return raw
+
+    def _end_envelope(self, deltas: Deltas) -> None:
+        if self._bare and not self.call_named and not self.committed:
+            self._reject()  # a bare JSON object with no name is content, not a call
+            return
+        self._end_call(deltas)
+        self._envelopes += 1
+        self._phase = _START
+        if not self._in_array and self.call_separator is None and self.tool_close_tag is None:
+            self._payload_closed = True
+
+    def _finish_payload(self, deltas: Deltas) -> None:
+        if self._phase == _VALUE and self._role == _ARGS and self._parts:
+            self._emit_delta(deltas, arguments="".join(self._parts))  # truncated: as written
+            self._parts = []
+        super()._finish_payload(deltas)
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        # Qwen and InternLM templates put one newline between consecutive blocks.
+        return "\n".join(cls.render_call(name, args) for name, args in calls)
+
+    # How one call is written on the wire (the official chat template's layout).
+    render_template = "{open}\n{body}\n{close}"
+
+    @classmethod
+    def render_call(cls, name: str, arguments: str) -> str:
+        body = f'{{"name": {json.dumps(name, ensure_ascii=False)}, "{cls.argument_field}": {arguments}}}'
+        return cls.render_template.format(open=cls.tool_open_tags[0], body=body, close=cls.tool_close_tag or "")

@@ -1,0 +1,150 @@
+"""JsonValueScanner: the lexical end of one JSON value, found incrementally.
+
+It tracks container depth, strings and escapes, and never decodes or re-encodes:
+the caller forwards the scanned source verbatim.  Work is pushed into C: a run of
+complete strings and plain characters is consumed by one regex match, a string
+body by ``str.find``, and a large value that arrives whole by the C JSON decoder.
+Each input character is looked at a bounded number of times, whatever the chunking.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+__all__ = ["JsonValueScanner", "SCALAR_START"]
+
+# Outside strings inside a container: everything but quotes, brackets and '<' (a
+# protocol boundary: '<' is never valid JSON outside a string), plus whole strings.
+_OUTSIDE = re.compile(r'[^"\[\]{}<]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}<]*)*', re.DOTALL)
+_SCALAR = re.compile(r"[-+.0-9a-zA-Z]*")
+SCALAR_START = frozenset("-0123456789tfnNI")
+# Below this many available characters the C decoder cannot pay for a failed try.
+_WHOLE_VALUE_MIN = 256
+_DECODER = json.JSONDecoder(strict=False)
+
+_NONE, _CONTAINER, _STRING, _SCALAR_KIND = range(4)
+
+
+class JsonValueScanner:
+    """Scan one JSON value fed in pieces; ``done`` once its end is known.
+
+    ``broken`` means the value cannot be completed (a character that no JSON value
+    may contain at that point, such as the start of a protocol marker).
+    """
+
+    __slots__ = ("_kind", "depth", "in_string", "_escape", "done", "broken")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._kind = _NONE
+        self.depth = 0
+        self.in_string = False
+        self._escape = False
+        self.done = False
+        self.broken = False
+
+    @property
+    def started(self) -> bool:
+        return self._kind != _NONE
+
+    @property
+    def is_string(self) -> bool:
+        return self._kind == _STRING
+
+    @property
+    def is_scalar(self) -> bool:
+        return self._kind == _SCALAR_KIND
+
+    def scan(self, text: str, pos: int, final: bool = False) -> int:
+        """Consume from ``pos``; return the position after what was consumed."""
+        n = len(text)
+        if pos >= n or self.done:
+            return pos
+        kind = self._kind
+        if kind == _NONE:
+            c = text[pos]
+            if c == "{" or c == "[":
+                if n - pos >= _WHOLE_VALUE_MIN:
+                    try:
+                        end = _DECODER.raw_decode(text, pos)[1]
+                    except (ValueError, RecursionError):
+                        pass
+                    else:
+                        self._kind = _CONTAINER
+                        self.done = True
+                        return end
+                kind = self._kind = _CONTAINER
+                self.depth = 1
+                pos += 1
+            elif c == '"':
+                kind = self._kind = _STRING
+                self.in_string = True
+                pos += 1
+            elif c in SCALAR_START:
+                kind = self._kind = _SCALAR_KIND
+            else:
+                self.done = self.broken = True
+                return pos
+        if kind == _STRING:
+            pos = self._scan_string(text, pos, n)
+            if not self.in_string:
+                self.done = True
+            return pos
+        if kind == _SCALAR_KIND:
+            pos = _SCALAR.match(text, pos).end()
+            if pos < n or final:
+                self.done = True
+            return pos
+        return self._scan_container(text, pos, n)
+
+    def _scan_container(self, text: str, pos: int, n: int) -> int:
+        depth = self.depth
+        while pos < n:
+            if self.in_string:
+                pos = self._scan_string(text, pos, n)
+                continue
+            pos = _OUTSIDE.match(text, pos).end()
+            if pos >= n:
+                break
+            c = text[pos]
+            pos += 1
+            if c == '"':
+                self.in_string = True
+            elif c == "{" or c == "[":
+                depth += 1
+            elif c == "}" or c == "]":
+                depth -= 1
+                if depth == 0:
+                    self.done = True
+                    break
+            else:  # '<': a protocol marker where JSON needs a value or punctuation
+                self.done = self.broken = True
+                pos -= 1
+                break
+        self.depth = depth
+        return pos
+
+    def _scan_string(self, text: str, pos: int, n: int) -> int:
+        """Advance inside a string; clears ``in_string`` after its closing quote."""
+        if self._escape:
+            if pos >= n:
+                return pos
+            pos += 1
+            self._escape = False
+        quote = text.find('"', pos)
+        while True:
+            if quote != -1 and quote < pos:
+                quote = text.find('"', pos)
+            backslash = text.find("\\", pos, n if quote == -1 else quote)
+            if backslash == -1:
+                if quote == -1:
+                    return n
+                self.in_string = False
+                return quote + 1
+            pos = backslash + 2
+            if pos > n:
+                self._escape = True
+                return n
