@@ -57,14 +57,14 @@ def _normalize_tools(raw: Any) -> dict[str, dict[str, Any]]:
         raise ValueError("tools must be a list of tool definitions")
     tools: dict[str, dict[str, Any]] = {}
     for i, tool in enumerate(raw):
+        kind = _get(tool, "type", "function")
+        if kind != "function":
+            raise ValueError(f"tools[{i}].type must be 'function', got {kind!r}")
         fn = _get(tool, "function")
         if fn is None and _get(tool, "name") is not None:
             fn = tool  # tolerate the flat {"name", "parameters"} shape
         if fn is None:
             raise ValueError(f"tools[{i}].function is required")
-        kind = _get(tool, "type", "function")
-        if kind != "function":
-            raise ValueError(f"tools[{i}].type must be 'function', got {kind!r}")
         name = _get(fn, "name")
         if not isinstance(name, str) or not name:
             raise ValueError(f"tools[{i}].function.name must be a non-empty string")

@@ -92,7 +92,6 @@ class BaseResponseParser(ResponseParser):
         self._block_start = 0
         # Absolute offsets, for reasoning-token accounting over the raw tag interval.
         self._base = 0  # absolute position of the buffer's first character
-        self._received = 0
         self._reasoning_from = 0 if self._mode == _REASONING else None
         self._intervals: list[tuple[int, int]] = []
         self._token_starts: list[int] = []
@@ -107,8 +106,14 @@ class BaseResponseParser(ResponseParser):
         deltas: Deltas = []
         if token_ids:
             self._note_tokens(len(text), token_ids)
-        self._received += len(text)
         pending = self._pending
+        if self._mode == _TOOL and not pending and not final:
+            fast = self.tool_parser.fast_feed
+            if fast is not None and fast(text, deltas):
+                self._base += len(text)  # argument text, emitted as it stands
+                if self._saw_tokens:
+                    self._count_reasoning_tokens(final)
+                return deltas
         self._run(pending + text if pending else text, deltas, final)
         if self._saw_tokens:
             self._count_reasoning_tokens(final)
@@ -146,10 +151,10 @@ class BaseResponseParser(ResponseParser):
                     pos, n = 0, len(buf)
                     continue
                 if consumed:
-                    if tool.committed:
-                        self._block_raw = []
-                    else:
+                    if not tool.committed:
                         self._block_raw.append(rest[:consumed])
+                    elif self._block_raw:
+                        self._block_raw = []
                     pos += consumed
                 if not tool.block_closed:
                     break
@@ -244,7 +249,7 @@ class BaseResponseParser(ResponseParser):
         Engines usually send one token per chunk, which is exact; for several tokens
         in one chunk their starts are spread evenly over the chunk's text."""
         self._saw_tokens = True
-        start = self._received
+        start = self._base + len(self._pending)  # where this chunk begins in the raw text
         k = len(token_ids)
         if k == 1:
             self._token_starts.append(start)
@@ -255,7 +260,7 @@ class BaseResponseParser(ResponseParser):
         """Classify tokens whose position's mode is settled: before the held suffix, or
         before a block that may still turn back into text (and move a tag)."""
         if final:
-            settled = self._received
+            settled = self._base + len(self._pending) + 1
         elif self._mode == _TOOL and self._block_raw:
             settled = self._block_start
         else:

@@ -79,6 +79,10 @@ class ToolParser:
         self.committed = False  # something of this block reached the client or ``dropped``
         self._payload_closed = False
         self._bare = open_tag == ""
+        # Set by a dialect while a whole chunk without syntax characters can only be
+        # argument text of the current call: ``fast_feed(text, deltas) -> bool``
+        # emits it in one step, or returns False to take the normal path.
+        self.fast_feed: Callable[[str, Deltas], bool] | None = None
         self._merge_delta: DeltaMessage | None = None  # this chunk's delta of the current call
         self._merge_parts: list[str] = []
         self._reset_payload()
@@ -167,41 +171,49 @@ class ToolParser:
         arguments: str | None = None,
         call_id: str | None = None,
     ) -> None:
-        state = self._call_state
-        if name is not None and state == _UNNAMED:
-            self.committed = True
-            if self._allowed is not None and name not in self._allowed:
-                self._drop(name, "not among the request's tools")
+        if name is None:  # an argument fragment: the hot path
+            if not arguments:
                 return
-            self._call_state = state = _ACCEPTED
-            self._call_index = index = self.calls_emitted
-            self.calls_emitted += 1
-            held = "".join(self._held) if self._held else None
-            self._held = []
-            self._args_sent = held is not None
-            if self._merge_parts:
-                self._flush_merge()
-            fn = DeltaFunctionCall(name, held)
-            self._merge_delta = delta = DeltaMessage(
-                tool_calls=[DeltaToolCall(index, call_id or self._id_factory(), "function", fn)]
-            )
-            deltas.append((delta, True))
+            state = self._call_state
+            if state == _ACCEPTED:
+                self._args_sent = True
+                if deltas and deltas[-1][0] is self._merge_delta:
+                    self._merge_parts.append(arguments)  # same call, same chunk: one delta
+                    return
+                if self._merge_parts:
+                    self._flush_merge()
+                self._merge_delta = delta = DeltaMessage(
+                    None, None, [DeltaToolCall(self._call_index, None, None, DeltaFunctionCall(None, arguments))]
+                )
+                deltas.append((delta, True))
+            elif state == _UNNAMED:
+                self._held.append(arguments)
             return
-        if not arguments:
+        if self._call_state != _UNNAMED:
+            return  # the first name wins
+        self.committed = True
+        if self._allowed is not None and name not in self._allowed:
+            self._drop(name, "not among the request's tools")
             return
-        if state == _ACCEPTED:
-            self._args_sent = True
-            if deltas and deltas[-1][0] is self._merge_delta:
-                self._merge_parts.append(arguments)  # same call, same chunk: one delta
-                return
-            if self._merge_parts:
-                self._flush_merge()
-            self._merge_delta = delta = DeltaMessage(
-                tool_calls=[DeltaToolCall(self._call_index, None, None, DeltaFunctionCall(None, arguments))]
+        self._call_state = _ACCEPTED
+        self._call_index = index = self.calls_emitted
+        self.calls_emitted += 1
+        held = "".join(self._held) if self._held else None
+        self._held = []
+        self._args_sent = held is not None
+        if self._merge_parts:
+            self._flush_merge()
+        self._merge_delta = delta = DeltaMessage(
+            None, None, [DeltaToolCall(index, call_id or self._id_factory(), "function", DeltaFunctionCall(name, held))]
+        )
+        deltas.append((delta, True))
+
+    def _emit_arguments_run(self, deltas: Deltas, arguments: str) -> None:
+        """``_emit_delta`` for a fast feed: a fresh chunk's only fragment of the current call."""
+        if self._call_state == _ACCEPTED:
+            deltas.append(
+                (DeltaMessage(None, None, [DeltaToolCall(self._call_index, None, None, DeltaFunctionCall(None, arguments))]), True)
             )
-            deltas.append((delta, True))
-        elif state == _UNNAMED:
-            self._held.append(arguments)
 
     def _flush_merge(self) -> None:
         fn = self._merge_delta.tool_calls[0].function

@@ -37,6 +37,7 @@ class JsonToolParser(ToolParser):
     envelope_keys: frozenset[str] = frozenset(("name", "arguments", "parameters", "type"))
 
     def _reset_payload(self) -> None:
+        self._string_run_feeder = self._feed_string_run  # bound once, not per chunk
         self._phase = _START
         self._scanner = JsonValueScanner()
         self._parts: list[str] = []
@@ -48,6 +49,7 @@ class JsonToolParser(ToolParser):
         self._args_seen = False
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+        self.fast_feed = None
         pos = 0
         n = len(text)
         scanner = self._scanner
@@ -55,13 +57,16 @@ class JsonToolParser(ToolParser):
             phase = self._phase
             if phase == _VALUE:  # the hot path: inside a value
                 end = scanner.scan(text, pos, final)
-                if self._role == _ARGS and not (scanner.is_string or scanner.is_scalar):
-                    if end > pos:
-                        self._emit_delta(deltas, arguments=text[pos:end])
-                elif self._role != _SKIP:
-                    self._parts.append(text[pos:end])
-                pos = end
+                if end > pos:
+                    role = self._role
+                    if role == _ARGS and scanner.container:
+                        self._emit_delta(deltas, None, text[pos:end] if pos or end < n else text)
+                    elif role != _SKIP:
+                        self._parts.append(text[pos:end])
+                    pos = end
                 if not scanner.done:
+                    if self._role == _ARGS and scanner.in_string and scanner.container and self.call_named:
+                        self.fast_feed = self._string_run_feeder
                     return pos
                 if scanner.broken:
                     self._reject()
@@ -149,6 +154,17 @@ class JsonToolParser(ToolParser):
                     return pos
             if self._payload_closed or self.rejected:
                 return pos
+
+    def _feed_string_run(self, text: str, deltas: Deltas) -> bool:
+        """Inside a string of the streamed arguments, a chunk with no quote stays inside
+        it: it is argument text as it stands (backslashes only move the escape state)."""
+        if '"' in text:
+            return False
+        scanner = self._scanner
+        if scanner.escape_pending or "\\" in text:
+            scanner.scan(text, 0)
+        self._emit_arguments_run(deltas, text)
+        return True
 
     def _decode_parts(self):
         raw = "".join(self._parts)

@@ -33,16 +33,17 @@ class JsonValueScanner:
     may contain at that point, such as the start of a protocol marker).
     """
 
-    __slots__ = ("_kind", "depth", "in_string", "_escape", "done", "broken")
+    __slots__ = ("_kind", "container", "depth", "in_string", "escape_pending", "done", "broken")
 
     def __init__(self) -> None:
         self.reset()
 
     def reset(self) -> None:
         self._kind = _NONE
+        self.container = False  # an object or array: its source can be forwarded as it comes
         self.depth = 0
         self.in_string = False
-        self._escape = False
+        self.escape_pending = False
         self.done = False
         self.broken = False
 
@@ -60,6 +61,18 @@ class JsonValueScanner:
 
     def scan(self, text: str, pos: int, final: bool = False) -> int:
         """Consume from ``pos``; return the position after what was consumed."""
+        if self.in_string and not self.escape_pending:
+            # The hot path: inside a string, with no backslash or quote in sight.
+            quote = text.find('"', pos)
+            if quote == -1:
+                if text.find("\\", pos) == -1:
+                    return len(text)
+            elif text.find("\\", pos, quote) == -1:
+                self.in_string = False
+                if self._kind == _STRING:
+                    self.done = True
+                    return quote + 1
+                return self._scan_container(text, quote + 1, len(text))
         n = len(text)
         if pos >= n or self.done:
             return pos
@@ -74,9 +87,10 @@ class JsonValueScanner:
                         pass
                     else:
                         self._kind = _CONTAINER
-                        self.done = True
+                        self.container = self.done = True
                         return end
                 kind = self._kind = _CONTAINER
+                self.container = True
                 self.depth = 1
                 pos += 1
             elif c == '"':
@@ -129,11 +143,11 @@ class JsonValueScanner:
 
     def _scan_string(self, text: str, pos: int, n: int) -> int:
         """Advance inside a string; clears ``in_string`` after its closing quote."""
-        if self._escape:
+        if self.escape_pending:
             if pos >= n:
                 return pos
             pos += 1
-            self._escape = False
+            self.escape_pending = False
         quote = text.find('"', pos)
         while True:
             if quote != -1 and quote < pos:
@@ -146,5 +160,5 @@ class JsonValueScanner:
                 return quote + 1
             pos = backslash + 2
             if pos > n:
-                self._escape = True
+                self.escape_pending = True
                 return n

@@ -1,0 +1,119 @@
+"""The ``lmparse`` command: parse a model transcript from a file, list parsers, run a demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from .factory import create_parser
+from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
+
+_DEMO_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    }
+]
+_DEMO_TEXT = (
+    "<think>\nThe user wants the weather in Paris; I should call the tool.\n</think>\n\n"
+    "Let me check.\n<tool_call>\n"
+    '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+)
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="lmparse", description=__doc__)
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("parse", help="parse a transcript (a model's raw reply) into an OpenAI message")
+    p.add_argument("file", help="transcript file, or - for standard input")
+    p.add_argument("--tool-parser", help="tool parser name (see `lmparse list`)")
+    p.add_argument("--reasoning-parser", help="reasoning parser name")
+    p.add_argument("--response-parser", default="default", help="response parser name (default: default)")
+    p.add_argument("--tools", help="JSON file with the request's tools list (OpenAI shape)")
+    p.add_argument("--tool-choice", help='tool_choice: none, auto, required, or a tool name')
+    p.add_argument("--thinking", choices=("on", "off"), help="the request's thinking switch")
+    p.add_argument("--stream", action="store_true", help="print the streamed deltas as JSON lines")
+    p.add_argument("--chunk-size", type=int, default=8, help="characters per chunk with --stream (default 8)")
+
+    sub.add_parser("list", help="list registered parser names")
+    sub.add_parser("demo", help="stream a built-in Qwen3 reply through the parser")
+    return ap.parse_args(argv)
+
+
+def _request(args: argparse.Namespace) -> dict | None:
+    if args.tools is None and args.tool_choice is None and args.thinking is None:
+        return None
+    request: dict = {}
+    if args.tools is not None:
+        with open(args.tools, encoding="utf-8") as fh:
+            request["tools"] = json.load(fh)
+    if args.tool_choice is not None:
+        choice = args.tool_choice
+        request["tool_choice"] = (
+            choice if choice in ("none", "auto", "required") else {"type": "function", "function": {"name": choice}}
+        )
+    if args.thinking is not None:
+        request["chat_template_kwargs"] = {"enable_thinking": args.thinking == "on"}
+    return request
+
+
+def _run_parse(text: str, args: argparse.Namespace, request: dict | None, out) -> None:
+    parser = create_parser(
+        tool_parser=args.tool_parser,
+        reasoning_parser=args.reasoning_parser,
+        response_parser=args.response_parser,
+        request=request,
+    )
+    if not args.stream:
+        json.dump(parser.parse_complete(text).to_dict(), out, ensure_ascii=False, indent=2)
+        out.write("\n")
+        return
+    size = max(1, args.chunk_size)
+    starts = range(0, len(text), size) if text else [0]
+    for start in starts:
+        final = start + size >= len(text)
+        for delta, _ in parser.stream_chunk(text[start : start + size], final=final):
+            out.write(json.dumps(delta.to_dict(), ensure_ascii=False) + "\n")
+    for dropped in parser.dropped:
+        sys.stderr.write(f"dropped call {dropped.name!r}: {dropped.reason}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parse_args(argv)
+    try:
+        if args.command == "list":
+            for title, registry in (
+                ("tool parsers", ToolParserManager),
+                ("reasoning parsers", ReasoningParserManager),
+                ("response parsers", ResponseParserManager),
+            ):
+                print(f"{title}: {', '.join(registry.names())}")
+            return 0
+        if args.command == "demo":
+            demo = argparse.Namespace(
+                tool_parser="qwen", reasoning_parser="qwen3", response_parser="default", stream=True, chunk_size=4
+            )
+            print(f"# input (Qwen3 wire text):\n{_DEMO_TEXT}\n# streamed OpenAI deltas:")
+            _run_parse(_DEMO_TEXT, demo, {"tools": _DEMO_TOOLS}, sys.stdout)
+            return 0
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as fh:
+                text = fh.read()
+        _run_parse(text, args, _request(args), sys.stdout)
+        return 0
+    except (ValueError, OSError) as exc:
+        print(f"lmparse: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
