@@ -107,7 +107,7 @@ class BaseResponseParser(ResponseParser):
         if token_ids:
             self._note_tokens(len(text), token_ids)
         pending = self._pending
-        if self._mode == _TOOL and not pending and not final:
+        if self._mode == _TOOL and text and not pending and not final:
             fast = self.tool_parser.fast_feed
             if fast is not None and fast(text, deltas):
                 self._base += len(text)  # argument text, emitted as it stands

@@ -1,0 +1,30 @@
+# Developer entry points. Everything installs into $(VENV); test data goes to a cache
+# outside git (see scripts/fetch_testdata.py).
+VENV ?= .venv
+PYTHON := $(VENV)/bin/python
+STAMP := $(VENV)/.installed.stamp
+
+.PHONY: venv testdata test bench serve
+
+venv: $(STAMP)
+
+# Redone only when pyproject.toml changes (or the venv is gone).
+$(STAMP): pyproject.toml
+	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+testdata: venv
+	$(PYTHON) scripts/fetch_testdata.py
+
+# pytest exits 5 when it collects no test: not a failure here.
+test: venv testdata
+	$(PYTHON) -m pytest -q || test $$? -eq 5
+
+bench: venv
+	$(PYTHON) -m bench
+
+# Until the HTTP server lands this streams a demo reply through the parser.
+serve: venv
+	$(VENV)/bin/lmparse demo

@@ -1,0 +1,120 @@
+"""The shared stream validator: every parser test goes through here.
+
+``check_parse`` runs one response through a fresh parser for every chunking
+(whole, one character per chunk, seeded random splits, and any extra chunkings
+such as real-token boundaries), checks the stream invariants on each run, and
+checks that the folded stream equals both the complete parse and the expected
+result.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from lmparse.messages import DeltaMessage
+from lmparse.response.base import fold_deltas
+
+Deltas = list[tuple[DeltaMessage, bool]]
+
+
+@dataclass
+class Expected:
+    content: str | None = None
+    reasoning: str | None = None
+    calls: list[tuple[str, str]] = field(default_factory=list)  # (name, arguments source)
+
+    def as_tuple(self):
+        return (self.content, self.reasoning, [tuple(c) for c in self.calls])
+
+
+def folded(deltas: Deltas) -> tuple:
+    m = fold_deltas(deltas)
+    return (m.content, m.reasoning_content, [(tc.function.name, tc.function.arguments) for tc in m.tool_calls])
+
+
+def feed(parser, chunks: Sequence[str], token_ids: Sequence[Sequence[int]] | None = None) -> Deltas:
+    out: Deltas = []
+    if not chunks:
+        return parser.stream_chunk("", final=True)
+    last = len(chunks) - 1
+    for i, chunk in enumerate(chunks):
+        ids = token_ids[i] if token_ids is not None else None
+        out.extend(parser.stream_chunk(chunk, token_ids=ids, final=i == last))
+    return out
+
+
+def check_invariants(deltas: Deltas) -> None:
+    """Identity first, dense ascending indices, one channel per delta, nothing empty."""
+    seen: list[int] = []
+    for delta, has_tools in deltas:
+        channels = [delta.content is not None, delta.reasoning_content is not None, bool(delta.tool_calls)]
+        assert sum(channels) == 1, f"a delta must carry exactly one channel: {delta!r}"
+        assert has_tools == bool(delta.tool_calls), f"tool flag disagrees with the delta: {delta!r}"
+        if delta.content is not None:
+            assert delta.content, "empty content delta"
+        if delta.reasoning_content is not None:
+            assert delta.reasoning_content, "empty reasoning delta"
+        for tc in delta.tool_calls or ():
+            if not seen or tc.index != seen[-1]:
+                assert tc.index == len(seen), f"indices must be dense and ascending: {seen} then {tc.index}"
+                seen.append(tc.index)
+                assert tc.id and tc.type == "function" and tc.function and tc.function.name, (
+                    f"first delta of call {tc.index} must carry id, type and name: {tc!r}"
+                )
+            else:
+                assert tc.id is None and tc.type is None and (tc.function is None or tc.function.name is None), (
+                    f"identity repeated after the first delta: {tc!r}"
+                )
+                assert tc.function is not None and tc.function.arguments, f"empty tool delta: {tc!r}"
+    ids = [tc.id for d, _ in deltas for tc in d.tool_calls or () if tc.id]
+    assert len(ids) == len(set(ids)), "call ids must be unique"
+
+
+def random_chunks(text: str, rng: random.Random, max_size: int = 12) -> list[str]:
+    out = []
+    i = 0
+    while i < len(text):
+        k = rng.randint(1, max_size)
+        out.append(text[i : i + k])
+        i += k
+    return out
+
+
+def chunkings(text: str, seeds: Iterable[int] = range(6)) -> dict[str, list[str]]:
+    found = {"whole": [text], "chars": list(text)}
+    for seed in seeds:
+        found[f"random{seed}"] = random_chunks(text, random.Random(seed))
+    return found
+
+
+def check_parse(
+    make_parser: Callable[[], object],
+    text: str,
+    expected: Expected | None = None,
+    extra_chunkings: dict[str, list[str]] | None = None,
+) -> tuple:
+    """Parse ``text`` every way; return the folded result (checked against ``expected``)."""
+    complete = make_parser().parse_complete(text)
+    reference = (
+        complete.content,
+        complete.reasoning_content,
+        [(tc.function.name, tc.function.arguments) for tc in complete.tool_calls],
+    )
+    if expected is not None:
+        assert reference == expected.as_tuple(), f"complete parse of {text!r}:\n got {reference}\nwant {expected.as_tuple()}"
+    runs = chunkings(text)
+    runs.update(extra_chunkings or {})
+    for name, chunks in runs.items():
+        assert "".join(chunks) == text
+        deltas = feed(make_parser(), chunks)
+        check_invariants(deltas)
+        got = folded(deltas)
+        assert got == reference, f"{name} chunking of {text!r} ({chunks!r}):\n got {got}\nwant {reference}"
+    return reference
+
+
+def args_equal(a: str, b: str) -> bool:
+    return json.loads(a) == json.loads(b)
