@@ -105,7 +105,10 @@ class ToolParser:
             if final and not self.committed:
                 self.rejected = True  # never became a call: the text goes back as it was
                 return pos
-            return self._consume_close(text, pos, final)
+            pos = self._consume_close(text, pos, final)
+            if self.block_closed and not self.committed:
+                self.block_closed, self.rejected = False, True  # markup that held no call
+            return pos
         finally:
             if self._merge_parts:
                 self._flush_merge()
@@ -142,15 +145,15 @@ class ToolParser:
         A call whose name never arrived is not a call: unless the block already
         committed, the whole block goes back to the text it came from."""
         if self._call_state == _UNNAMED:
-            self._reject()
+            self._reject(deltas)
         else:
             self._end_call(deltas)
 
-    def _reject(self) -> None:
+    def _reject(self, deltas: Deltas | None) -> None:
         """The block is not valid tool syntax: before anything was committed the response
         parser turns it back into text; afterwards the payload simply ends here."""
         if self.committed:
-            self._end_call(None)
+            self._end_call(deltas)
             self._payload_closed = True
         else:
             self._call_state = _NO_CALL

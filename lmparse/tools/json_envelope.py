@@ -69,7 +69,7 @@ class JsonToolParser(ToolParser):
                         self.fast_feed = self._string_run_feeder
                     return pos
                 if scanner.broken:
-                    self._reject()
+                    self._reject(deltas)
                     return pos
                 self._finish_value(deltas)
                 self._phase = _AFTER_VALUE
@@ -96,7 +96,7 @@ class JsonToolParser(ToolParser):
                     self._payload_closed = True  # whatever follows is not ours
                     return pos
                 else:
-                    self._reject()
+                    self._reject(deltas)
                     return pos
             elif phase == _KEY_OR_END:
                 if c == '"':
@@ -109,7 +109,7 @@ class JsonToolParser(ToolParser):
                 elif c == ",":
                     pos += 1
                 else:
-                    self._reject()
+                    self._reject(deltas)
                     return pos
             elif phase == _KEY:
                 end = scanner.scan(text, pos, final)
@@ -119,13 +119,13 @@ class JsonToolParser(ToolParser):
                     return pos
                 key = self._decode_parts()
                 if not isinstance(key, str) or (self._bare and not self.committed and key not in self.envelope_keys):
-                    self._reject()
+                    self._reject(deltas)
                     return pos
                 self._key = key
                 self._phase = _COLON
             elif phase == _COLON:
                 if c != ":":
-                    self._reject()
+                    self._reject(deltas)
                     return pos
                 self._phase = _VALUE_START
                 pos += 1
@@ -150,7 +150,7 @@ class JsonToolParser(ToolParser):
                     self._end_envelope(deltas)
                     pos += 1
                 else:
-                    self._reject()
+                    self._reject(deltas)
                     return pos
             if self._payload_closed or self.rejected:
                 return pos
@@ -207,7 +207,7 @@ class JsonToolParser(ToolParser):
 
     def _end_envelope(self, deltas: Deltas) -> None:
         if self._bare and not self.call_named and not self.committed:
-            self._reject()  # a bare JSON object with no name is content, not a call
+            self._reject(deltas)  # a bare JSON object with no name is content, not a call
             return
         self._end_call(deltas)
         self._envelopes += 1

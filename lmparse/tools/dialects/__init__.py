@@ -1,3 +1,3 @@
 """Tool dialects: importing this package registers every one of them."""
 
-from . import internlm, llama3, qwen  # noqa: F401
+from . import glm47, internlm, llama3, qwen, qwen3coder  # noqa: F401

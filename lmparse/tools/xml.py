@@ -1,0 +1,302 @@
+"""XmlToolParser: the shared driver for function-first formats whose argument values
+end at a closing tag (Qwen3-Coder, GLM-4.5/4.7, MiniMax-M2, Seed-OSS, DSML).
+
+The driver alone owns the parse state (``function -> arg_start -> arg_name ->
+arg_value -> arg_start ... -> done``).  A dialect implements three pure hooks that
+recognize its syntax at a position and return ``(new_pos, ...)``, ``None`` (the
+suffix is incomplete: wait for more text) or ``MALFORMED``; it never touches the
+state.  The driver consumes values and writes the JSON arguments object as it goes:
+unquoted strings stream as soon as their type is known, while quoted values and
+schema-typed non-strings wait for their closing tag and are converted then.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from json.encoder import encode_basestring
+from typing import Any
+
+from ..markers import WHITESPACE, MarkerSet
+from .base import Deltas, ToolParser
+from .json_scanner import JsonValueScanner
+
+__all__ = ["XmlToolParser", "MALFORMED", "schema_type", "convert_value", "argument_items"]
+
+MALFORMED = "malformed"  # a hook's verdict: this is not the dialect's syntax
+
+_FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
+# How a value is carried into the arguments object.
+_STREAM, _BUFFER, _JSON = range(3)
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def schema_type(schema: Any) -> str | None:
+    """The JSON type a property schema declares; unions take the first non-null type."""
+    if not isinstance(schema, dict):
+        return None
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    if kind is None:
+        for key in ("anyOf", "oneOf"):
+            for option in schema.get(key) or ():
+                kind = schema_type(option)
+                if kind is not None and kind != "null":
+                    return kind
+    return kind if isinstance(kind, str) else None
+
+
+def convert_value(raw: str, kind: str | None) -> str:
+    """JSON source for a complete value of a schema type; what does not convert stays a string."""
+    text = raw.strip()
+    if kind == "integer":
+        if re.fullmatch(r"[-+]?\d+", text):
+            return str(int(text))
+    elif kind == "number":
+        if _JSON_NUMBER.fullmatch(text):
+            return text
+        try:
+            number = float(text)
+        except ValueError:
+            pass
+        else:
+            if number == number and number not in (float("inf"), float("-inf")):
+                return json.dumps(int(number) if number.is_integer() and "." not in text else number)
+    elif kind == "boolean":
+        if text.lower() in ("true", "false"):
+            return text.lower()
+    elif kind == "null":
+        if text.lower() in ("null", "none"):
+            return "null"
+    elif kind in ("array", "object"):
+        wanted = list if kind == "array" else dict
+        for load in (json.loads, ast.literal_eval):
+            try:
+                value = load(text)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue
+            if isinstance(value, wanted):
+                try:
+                    return json.dumps(value, ensure_ascii=False)
+                except (TypeError, ValueError):
+                    break
+    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            if isinstance(value, str):
+                return encode_basestring(value)
+    return encode_basestring(raw)
+
+
+def argument_items(arguments: str) -> list[tuple[str, str]]:
+    """``(key, value text)`` pairs of a JSON arguments object, values written as chat
+    templates write them: strings raw, everything else as JSON (for the renderers)."""
+    return [
+        (key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        for key, value in json.loads(arguments).items()
+    ]
+
+
+class XmlToolParser(ToolParser):
+    arg_value_close: str = ""
+    # Qwen3-Coder style: one newline after the value's opening tag and one before its
+    # closing tag are formatting, not value.
+    value_newlines: bool = False
+
+    def __init__(self, request, *args, **kwargs) -> None:
+        close = self.arg_value_close
+        self._value_end = MarkerSet([close, "\n" + close] if self.value_newlines else [close])
+        super().__init__(request, *args, **kwargs)
+
+    # ---- the three dialect hooks ------------------------------------------------------
+
+    def _consume_function(self, payload: str, pos: int, final: bool):
+        """-> (pos, name, "arg_start" | "done"), (pos, None, "done") when no function
+        follows (the payload ends at pos), None, or MALFORMED."""
+        raise NotImplementedError
+
+    def _consume_arg_start(self, payload: str, pos: int):
+        """-> (pos, "arg_name" | "done"), None, or MALFORMED."""
+        raise NotImplementedError
+
+    def _consume_arg_name(self, payload: str, pos: int):
+        """-> (pos_of_value, name) or (pos_of_value, name, "string" | "json"), None, or MALFORMED."""
+        raise NotImplementedError
+
+    # ---- the driver ---------------------------------------------------------------------
+
+    def _reset_payload(self) -> None:
+        self._phase = _FUNCTION
+        self._stream_feeder = self._feed_value_run
+        self._properties: dict = {}
+        self._args_open = False
+        self._value_mode = _STREAM
+        self._value_kind: str | None = None
+        self._value_fresh = False
+        self._value_parts: list[str] = []
+        self._value_scanner: JsonValueScanner | None = None
+
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+        self.fast_feed = None
+        pos = 0
+        while True:
+            phase = self._phase
+            if phase == _ARG_VALUE:
+                pos = self._consume_value(text, pos, deltas, final)
+                if self._phase == _ARG_VALUE:
+                    if self._value_mode == _STREAM and not self._value_fresh:
+                        self.fast_feed = self._stream_feeder
+                    return pos
+                continue
+            if phase == _FUNCTION:
+                found = self._consume_function(text, pos, final)
+            elif phase == _ARG_START:
+                found = self._consume_arg_start(text, pos)
+            else:
+                found = self._consume_arg_name(text, pos)
+            if found is None:
+                return pos
+            if found is MALFORMED:
+                self._reject(deltas)
+                return pos
+            pos = found[0]
+            if phase == _FUNCTION:
+                name, after = found[1], found[2]
+                if name is None:
+                    self._payload_closed = True
+                    return pos
+                self._begin_call()
+                self._emit_delta(deltas, name=name)
+                schema = self.request.schema_for(name) if self.request.tools else None
+                props = schema.get("properties") if isinstance(schema, dict) else None
+                self._properties = props if isinstance(props, dict) else {}
+                self._args_open = False
+                if after == "done":
+                    self._close_arguments(deltas)
+                else:
+                    self._phase = _ARG_START
+            elif phase == _ARG_START:
+                if found[1] == "done":
+                    self._close_arguments(deltas)
+                else:
+                    self._phase = _ARG_NAME
+            else:
+                self._open_value(deltas, found[1], found[2] if len(found) > 2 else None)
+            if self._payload_closed or self.rejected:
+                return pos
+
+    def _close_arguments(self, deltas: Deltas) -> None:
+        self._emit_delta(deltas, arguments="}" if self._args_open else "{}")
+        self._end_call(deltas)
+        self._phase = _FUNCTION
+
+    def _open_value(self, deltas: Deltas, key: str, declared: str | None) -> None:
+        header = encode_basestring(key) + ": "
+        self._emit_delta(deltas, arguments=(", " if self._args_open else "{") + header)
+        self._args_open = True
+        if declared == "json":
+            self._value_mode, self._value_kind = _JSON, None
+            self._value_scanner = JsonValueScanner()
+        else:
+            kind = "string" if declared == "string" else schema_type(self._properties.get(key))
+            self._value_kind = kind
+            self._value_mode = _STREAM if kind in (None, "string") else _BUFFER
+        self._value_parts = []
+        self._value_fresh = True
+        self._phase = _ARG_VALUE
+
+    def _consume_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        n = len(text)
+        if self._value_fresh:
+            if self.value_newlines and pos < n and text[pos] == "\n":
+                pos += 1
+            if pos >= n and not final:
+                return pos  # the first character decides: a quote means a buffered literal
+            self._value_fresh = False
+            if self._value_mode == _STREAM:
+                if pos < n and text[pos] == '"':
+                    self._value_mode = _BUFFER
+                else:
+                    self._emit_delta(deltas, arguments='"')
+        if self._value_mode == _JSON:
+            pos = self._scan_json_value(text, pos, deltas, final)
+        close = self.arg_value_close
+        end = text.find(close, pos)
+        if end == -1:
+            stop = n if final else self._value_end.held_start(text, pos)
+            self._take_value(text[pos:stop], deltas)
+            if final:
+                self._finish_value(deltas)
+            return stop
+        stop = end - 1 if self.value_newlines and end > pos and text[end - 1] == "\n" else end
+        self._take_value(text[pos:stop], deltas)
+        self._finish_value(deltas)
+        self._phase = _ARG_START
+        return end + len(close)
+
+    def _scan_json_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        """A value declared JSON is forwarded verbatim; a closing tag inside one of its
+        strings is data.  What is not JSON is carried as written."""
+        scanner = self._value_scanner
+        if scanner is None or scanner.done:
+            return pos
+        if not scanner.started:
+            while pos < len(text) and text[pos] in WHITESPACE:
+                pos += 1
+            if pos >= len(text):
+                return pos
+        end = scanner.scan(text, pos, final)
+        if end > pos:
+            self._emit_delta(deltas, arguments=text[pos:end])
+        if scanner.broken:
+            self._value_scanner = None  # not JSON: the rest goes as written
+        return end
+
+    def _take_value(self, piece: str, deltas: Deltas) -> None:
+        if not piece:
+            return
+        mode = self._value_mode
+        if mode == _STREAM:
+            self._emit_delta(deltas, arguments=encode_basestring(piece)[1:-1])
+        elif mode == _BUFFER:
+            self._value_parts.append(piece)
+        elif self._value_scanner is None or not self._value_scanner.done:
+            self._emit_delta(deltas, arguments=piece)
+        elif piece.strip():
+            self._emit_delta(deltas, arguments=piece)  # text after the JSON value: kept as written
+
+    def _finish_value(self, deltas: Deltas) -> None:
+        mode = self._value_mode
+        if mode == _STREAM:
+            if self._value_fresh:
+                self._emit_delta(deltas, arguments='""')
+            else:
+                self._emit_delta(deltas, arguments='"')
+        elif mode == _BUFFER:
+            self._emit_delta(deltas, arguments=convert_value("".join(self._value_parts), self._value_kind))
+            self._value_parts = []
+        elif self._value_scanner is not None and not self._value_scanner.started:
+            self._emit_delta(deltas, arguments='""')  # an empty JSON value
+        self._value_fresh = False
+
+    def _feed_value_run(self, text: str, deltas: Deltas) -> bool:
+        """Inside a streamed string value, a chunk with no '<' (every closing tag starts
+        with one) and no trailing newline is value text as it stands."""
+        if "<" in text or (self.value_newlines and text[-1] == "\n"):
+            return False
+        self._emit_arguments_run(deltas, encode_basestring(text)[1:-1])
+        return True
+
+    def _finish_payload(self, deltas: Deltas) -> None:
+        phase = self._phase
+        if phase == _ARG_VALUE:
+            self._finish_value(deltas)
+        if self.call_named:
+            self._close_arguments(deltas)
+        else:
+            super()._finish_payload(deltas)
