@@ -12,22 +12,10 @@ from lmparse import create_parser
 
 from .dialects import QWEN, TAGGED, Wire
 from .support.stream import Expected, check_parse
-from .support.tokenizers import load_tokenizer, roundtrips, token_chunks
+from .support.tokenizers import real_token_chunkings
 
 TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("f", "g", "get_weather")]
 REQUEST = {"tools": TOOLS}
-
-
-def real_token_chunkings(text: str, tokenizer_names) -> dict[str, list[str]]:
-    runs = {}
-    for name in tokenizer_names:
-        try:
-            tok = load_tokenizer(name)
-        except pytest.skip.Exception:
-            continue
-        if roundtrips(tok, text):
-            runs[f"tokens:{name}"] = token_chunks(tok, text)
-    return runs
 
 
 def check(wire: Wire, text: str, expected: Expected, request=REQUEST, reasoning="default"):

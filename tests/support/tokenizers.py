@@ -250,3 +250,17 @@ def token_chunks(tok: RealTokenizer, text: str) -> list[str]:
 def roundtrips(tok: RealTokenizer, text: str) -> bool:
     """Whether ``decode(encode(text)) == text`` (normalizers and stripping can break it)."""
     return tok.decode(tok.encode(text)) == text
+
+
+def real_token_chunkings(text: str, tokenizer_names) -> dict[str, list[str]]:
+    """Extra chunkings for the stream validator: the text cut at every real token boundary
+    of each named tokenizer that is available and reproduces the text exactly."""
+    runs = {}
+    for name in tokenizer_names:
+        try:
+            tok = load_tokenizer(name)
+        except pytest.skip.Exception:
+            continue
+        if roundtrips(tok, text):
+            runs[f"tokens:{name}"] = token_chunks(tok, text)
+    return runs
