@@ -22,8 +22,10 @@ testdata: venv
 test: venv testdata
 	$(PYTHON) -m pytest -q || test $$? -eq 5
 
+# Peers (LMDeploy's parsers, no torch) run from their own venv in bench/.peers/, built once.
 bench: venv
-	$(PYTHON) -m bench
+	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
+	$(PYTHON) -m bench --peers
 
 # Until the HTTP server lands this streams a demo reply through the parser.
 serve: venv

@@ -1,0 +1,7 @@
+"""lmparse benchmarks: throughput, per-chunk cost and linearity, checked before timed.
+
+Run ``python -m bench`` from the repository root (``--quick`` for a short run,
+``--peers`` to add the reference implementations from ``bench/.peers/``).
+This package imports nothing from lmparse at import time, so the peer runner
+(``bench.peer_lmdeploy``) can reuse ``bench.fixtures`` from another virtualenv.
+"""

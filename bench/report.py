@@ -1,0 +1,166 @@
+"""Plain-text tables of one benchmark run (the rows come from ``timing.record``)."""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .fixtures import chunk_label
+from .peers import PeerRun
+
+__all__ = ["Table", "fmt", "render_run", "size_label"]
+
+
+def fmt(value: float | None, unit: str = "") -> str:
+    """Three significant figures without scientific notation; ``-`` for missing."""
+    if value is None:
+        return "-"
+    if value >= 100:
+        text = f"{value:.0f}"
+    elif value >= 10:
+        text = f"{value:.1f}"
+    elif value >= 1:
+        text = f"{value:.2f}"
+    else:
+        text = f"{value:.3f}"
+    return text + unit
+
+
+def size_label(chars: int) -> str:
+    if chars >= 1_000_000 and chars % 1_000_000 == 0:
+        return f"{chars // 1_000_000}M"
+    if chars >= 1000 and chars % 1000 == 0:
+        return f"{chars // 1000}K"
+    return str(chars)
+
+
+class Table:
+    def __init__(self, headers: Sequence[str]) -> None:
+        self.headers = list(headers)
+        self.rows: list[list[str]] = []
+
+    def add(self, *cells: object) -> None:
+        self.rows.append([str(c) for c in cells])
+
+    def render(self) -> str:
+        widths = [max(len(r[i]) for r in [self.headers, *self.rows]) for i in range(len(self.headers))]
+
+        def line(cells: list[str]) -> str:
+            # First column left-aligned (a name), the rest right-aligned (numbers).
+            out = [cells[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+            return "  ".join(out).rstrip()
+
+        rule = "  ".join("-" * w for w in widths)
+        return "\n".join([line(self.headers), rule, *(line(r) for r in self.rows)])
+
+
+def _index(rows: Iterable[dict]) -> dict[tuple, dict]:
+    return {(r["section"], r["fixture"], r["size"], r["chunk"]): r for r in rows}
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "-" if a is None or b is None else fmt(a / b, "x")
+
+
+def render_run(
+    results: list[dict],
+    *,
+    size: int,
+    kinds: Sequence[str],
+    stack_chunks: Sequence[int | None],
+    scanner_chunks: Sequence[int | None],
+    linearity_sizes: Sequence[int],
+    linearity_chunks: Sequence[int | None],
+    peers: Sequence[PeerRun],
+) -> str:
+    ours = _index(r for r in results if r["impl"] == "lmparse")
+    floor = _index(r for r in results if r["impl"] == "pass-through")
+    ran = [p for p in peers if p.records]
+    peer_rows = {p.name: _index(p.records) for p in ran}
+    out: list[str] = []
+    footnote = False
+
+    # 1 + 4: the stack, next to the pass-through floor and the peers.
+    headers = ["fixture", "chunk", "chunks", "MB/s", "us/chunk", "floor MB/s", "vs floor"]
+    for p in ran:
+        headers += [f"{p.name} MB/s", f"ours/{p.name}"]
+    table = Table(headers)
+    for kind in kinds:
+        for chunk in stack_chunks:
+            r = ours[("stack", kind, size, chunk)]
+            f = floor[("passthrough", kind, size, chunk)]
+            cells = [kind, chunk_label(chunk), r["chunks"], fmt(r["mb_per_s"]), fmt(r["us_per_chunk"]),
+                     fmt(f["mb_per_s"]), _ratio(r["mb_per_s"], f["mb_per_s"])]
+            for p in ran:
+                q = peer_rows[p.name].get(("stack", kind, size, chunk))
+                mark = "" if q is None or q.get("chunking", "chars") == "chars" else " *"
+                footnote |= bool(mark)
+                cells += [fmt(q and q["mb_per_s"]) + mark, _ratio(r["mb_per_s"], q and q["mb_per_s"])]
+            table.add(*cells)
+    out += [
+        f"1. qwen stack: create_parser(tool_parser='qwen', reasoning_parser='qwen3'), "
+        f"ARG ~{size_label(size)} chars; MB/s = 1e6 input chars per wall second, final=True on the last chunk",
+        "   floor = pass-through baseline (one DeltaMessage(content=chunk) per chunk, same call shape); "
+        "vs floor = parser MB/s / floor MB/s",
+        table.render(),
+    ]
+    if footnote:
+        out.append("   * peer gave wrong output on plain character chunks (see peer notes); this number is on the same "
+                   "chunking with Qwen's special tokens kept whole, as a tokenizer-driven engine sends them")
+    out.append("")
+
+    # 2: the scanner alone.
+    table = Table(["fixture", "chunk", "chunks", "MB/s", "us/chunk"])
+    for kind in kinds:
+        for chunk in scanner_chunks:
+            r = ours[("scanner", kind, size, chunk)]
+            table.add(kind, chunk_label(chunk), r["chunks"], fmt(r["mb_per_s"]), fmt(r["us_per_chunk"]))
+    out += [f"2. JsonValueScanner.scan(chunk, 0, final) alone on ARG (~{size_label(size)} chars)", table.render(), ""]
+
+    # 3: linearity.
+    first, last = linearity_sizes[0], linearity_sizes[-1]
+    headers = ["fixture", "chunk"] + [f"us/KB @{size_label(s)}" for s in linearity_sizes]
+    headers.append(f"ratio {size_label(last)}/{size_label(first)}")
+    for p in ran:
+        headers.append(f"{p.name} ratio")
+    table = Table(headers)
+    for kind in kinds:
+        for chunk in linearity_chunks:
+            per_kb = [_linearity_row(ours, kind, s, chunk, size) for s in linearity_sizes]
+            cells = [kind, chunk_label(chunk)] + [fmt(v and v["us_per_kb"]) for v in per_kb]
+            cells.append(_ratio(per_kb[-1] and per_kb[-1]["us_per_kb"], per_kb[0] and per_kb[0]["us_per_kb"]))
+            for p in ran:
+                a = _linearity_row(peer_rows[p.name], kind, last, chunk, size)
+                b = _linearity_row(peer_rows[p.name], kind, first, chunk, size)
+                cells.append(_ratio(a and a["us_per_kb"], b and b["us_per_kb"]))
+            table.add(*cells)
+    out += [
+        "3. linearity: qwen stack time per 1000 input chars (us/KB); ratio = us/KB at the largest / at the smallest",
+        table.render(),
+        "",
+    ]
+
+    # 5: peer status.
+    out.append("5. peers")
+    if not peers:
+        out.append("   not run (python -m bench --peers)")
+    for p in peers:
+        out.append(f"   peer {p.name}: {p.impl + ': ' if p.impl else ''}{p.status}")
+        realigned = [r for r in p.records if r.get("plain_chunking_error")]
+        if realigned:
+            where = ", ".join(
+                f"{r['fixture']} {size_label(r['size'])} chunk {chunk_label(r['chunk'])}" for r in realigned
+            )
+            out.append(f"     * wrong output on plain character chunks for: {where}")
+            out.append(f"       e.g. {realigned[0]['plain_chunking_error']}")
+        for err in p.errors:
+            where = f"{err['fixture']} {size_label(err['size'])} chunk {chunk_label(err['chunk'])}"
+            out.append(f"     {where}: {err['error']}")
+    return "\n".join(out)
+
+
+def _linearity_row(rows: dict, kind: str, at: int, chunk: int | None, main_size: int) -> dict | None:
+    """The 'linearity' row, or the main table's row when the size is the main fixture size."""
+    row = rows.get(("linearity", kind, at, chunk))
+    if row is None and at == main_size:
+        row = rows.get(("stack", kind, at, chunk))
+    return row
