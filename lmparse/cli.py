@@ -44,6 +44,15 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
     sub.add_parser("list", help="list registered parser names")
     sub.add_parser("demo", help="stream a built-in Qwen3 reply through the parser")
+
+    s = sub.add_parser("serve", help="OpenAI and Anthropic HTTP server on the simulated model (needs lmparse[serve])")
+    try:
+        from .serve.command import add_arguments
+    except ImportError as exc:  # the core CLI works without the serve extra
+        s.set_defaults(serve_missing=str(exc))
+        s.add_argument("rest", nargs=argparse.REMAINDER)
+    else:
+        add_arguments(s)
     return ap.parse_args(argv)
 
 
@@ -96,6 +105,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             ):
                 print(f"{title}: {', '.join(registry.names())}")
             return 0
+        if args.command == "serve":
+            if getattr(args, "serve_missing", None):
+                print(f"lmparse: serve needs the serve extra: pip install 'lmparse[serve]' ({args.serve_missing})",
+                      file=sys.stderr)
+                return 2
+            from .serve.command import run
+
+            return run(args)
         if args.command == "demo":
             demo = argparse.Namespace(
                 tool_parser="qwen", reasoning_parser="qwen3", response_parser="default", stream=True, chunk_size=4
@@ -110,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 text = fh.read()
         _run_parse(text, args, _request(args), sys.stdout)
         return 0
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, ImportError) as exc:  # ImportError: a parser's optional extra is missing
         print(f"lmparse: error: {exc}", file=sys.stderr)
         return 2
 
