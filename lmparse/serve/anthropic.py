@@ -1,0 +1,327 @@
+"""Anthropic ``/v1/messages``: request conversion, JSON and SSE replies.
+
+Requests become the OpenAI-shaped ``GenerationRequest`` (``system``, ``tool_use`` /
+``tool_result`` history, ``thinking``, ``tool_choice`` auto / any / tool / none).
+Replies follow ECOSYSTEM.md §2.3: ``event:`` lines, content blocks indexed 0..n in
+start order (``thinking`` with a closing ``signature_delta``, ``text``, ``tool_use``
+starting with ``input: {}`` and fed by ``input_json_delta``), every block closed
+before ``message_delta``, usage in ``message_start`` and ``message_delta``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from contextlib import aclosing
+from typing import Any, AsyncIterator
+
+import orjson
+
+from .engines.base import GenerationRequest
+from .runner import ChatRunner
+from .validate import arguments_json, optional_bool, optional_int, parser_request, require, stop_list
+
+__all__ = ["parse_request", "stream_response", "complete_response", "error_body", "AnthropicOptions"]
+
+
+class AnthropicOptions:
+    __slots__ = ("model", "stream")
+
+    def __init__(self, model: str, stream: bool) -> None:
+        self.model = model
+        self.stream = stream
+
+
+def error_body(message: str, kind: str = "invalid_request_error") -> dict:
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+# ---- request ------------------------------------------------------------------------------
+
+
+def _block_text(content: Any, path: str) -> str:
+    if isinstance(content, str):
+        return content
+    require(isinstance(content, list), f"{path} must be a string or a list of blocks", path)
+    texts = []
+    for j, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        require(kind == "text" and isinstance(block.get("text"), str),
+                f"{path}[{j}] must be a text block; got {kind!r}", f"{path}[{j}]")
+        texts.append(block["text"])
+    return "".join(texts)
+
+
+def _convert_message(raw: Any, i: int) -> list[dict]:
+    path = f"messages[{i}]"
+    require(isinstance(raw, dict), f"{path} must be an object", path)
+    role = raw.get("role")
+    require(role in ("user", "assistant"), f"{path}.role must be 'user' or 'assistant'; got {role!r}", f"{path}.role")
+    content = raw.get("content")
+    if isinstance(content, str):
+        return [{"role": role, "content": content}]
+    require(isinstance(content, list), f"{path}.content must be a string or a list of blocks", f"{path}.content")
+    texts: list[str] = []
+    thinking: list[str] = []
+    calls: list[dict] = []
+    results: list[dict] = []
+    for j, block in enumerate(content):
+        bpath = f"{path}.content[{j}]"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            require(isinstance(block.get("text"), str), f"{bpath}.text must be a string", f"{bpath}.text")
+            texts.append(block["text"])
+        elif kind == "thinking" and role == "assistant":
+            thinking.append(block.get("thinking") or "")
+        elif kind == "redacted_thinking" and role == "assistant":
+            continue
+        elif kind == "tool_use" and role == "assistant":
+            name = block.get("name")
+            require(isinstance(name, str) and name, f"{bpath}.name must be a non-empty string", f"{bpath}.name")
+            require(isinstance(block.get("id"), str), f"{bpath}.id must be a string", f"{bpath}.id")
+            require(isinstance(block.get("input", {}), dict), f"{bpath}.input must be an object", f"{bpath}.input")
+            arguments = arguments_json(block.get("input", {}), f"{bpath}.input")
+            calls.append({"id": block["id"], "type": "function", "function": {"name": name, "arguments": arguments}})
+        elif kind == "tool_result" and role == "user":
+            tool_id = block.get("tool_use_id")
+            require(isinstance(tool_id, str) and tool_id, f"{bpath}.tool_use_id must be a non-empty string",
+                    f"{bpath}.tool_use_id")
+            text = _block_text(block.get("content", ""), f"{bpath}.content")
+            if block.get("is_error"):
+                text = f"Error: {text}"
+            results.append({"role": "tool", "tool_call_id": tool_id, "content": text})
+        else:
+            _unsupported(kind, role, bpath)
+    out = list(results)
+    if role == "assistant":
+        msg: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
+        if thinking:
+            msg["reasoning_content"] = "".join(thinking)
+        if calls:
+            msg["tool_calls"] = calls
+        out.append(msg)
+    elif texts or not results:
+        out.append({"role": "user", "content": "".join(texts)})
+    return out
+
+
+def _unsupported(kind: Any, role: str, path: str) -> None:
+    require(False, f"{path}.type {kind!r} is not supported in a {role} message", f"{path}.type")
+
+
+def _tools(raw: Any) -> list[dict]:
+    if raw is None:
+        return []
+    require(isinstance(raw, list), "tools must be a list", "tools")
+    tools = []
+    for i, tool in enumerate(raw):
+        path = f"tools[{i}]"
+        require(isinstance(tool, dict), f"{path} must be an object", path)
+        kind = tool.get("type", "custom")
+        require(kind in ("custom", None), f"{path}.type {kind!r} is not supported (only custom tools)", f"{path}.type")
+        name = tool.get("name")
+        require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
+        schema = tool.get("input_schema")
+        require(isinstance(schema, dict), f"{path}.input_schema must be a JSON schema object", f"{path}.input_schema")
+        require(schema.get("type") == "object", f"{path}.input_schema.type must be 'object'", f"{path}.input_schema.type")
+        props = schema.get("properties")
+        require(props is None or isinstance(props, dict), f"{path}.input_schema.properties must be an object",
+                f"{path}.input_schema.properties")
+        tools.append({"type": "function",
+                      "function": {"name": name, "description": tool.get("description"), "parameters": schema}})
+    return tools
+
+
+def _tool_choice(raw: Any, names: list[str]) -> tuple[Any, bool]:
+    """OpenAI's tool_choice for Anthropic's, and whether parallel calls are allowed."""
+    if raw is None:
+        return None, True
+    require(isinstance(raw, dict), "tool_choice must be an object", "tool_choice")
+    kind = raw.get("type")
+    parallel = not optional_bool(raw, "disable_parallel_tool_use")
+    if kind in ("auto", "none"):
+        return kind, parallel
+    if kind == "any":
+        require(bool(names), "tool_choice any needs a non-empty tools list", "tool_choice.type")
+        return "required", parallel
+    if kind == "tool":
+        name = raw.get("name")
+        require(isinstance(name, str) and name in names,
+                f"tool_choice.name must name one of the tools ({', '.join(names) or 'none'}); got {name!r}",
+                "tool_choice.name")
+        return {"type": "function", "function": {"name": name}}, parallel
+    require(False, f"tool_choice.type must be auto, any, tool or none; got {kind!r}", "tool_choice.type")
+    return None, True
+
+
+def _thinking(raw: Any) -> bool | None:
+    if raw is None:
+        return None
+    require(isinstance(raw, dict), "thinking must be an object", "thinking")
+    kind = raw.get("type")
+    if kind == "enabled":
+        optional_int(raw, "budget_tokens")
+        return True
+    if kind == "disabled":
+        return False
+    require(kind in ("adaptive", "between_tools"),
+            f"thinking.type must be enabled, disabled or adaptive; got {kind!r}", "thinking.type")
+    return None  # the model decides: the family's default
+
+
+def parse_request(body: Any, default_model: str) -> tuple[GenerationRequest, AnthropicOptions]:
+    require(isinstance(body, dict), "the request body must be a JSON object", None)
+    model = body.get("model", default_model)
+    require(isinstance(model, str), "model must be a string", "model")
+    max_tokens = optional_int(body, "max_tokens")
+    require(max_tokens is not None, "max_tokens is required (an integer >= 1)", "max_tokens")
+    raw_messages = body.get("messages")
+    require(isinstance(raw_messages, list) and raw_messages, "messages must be a non-empty list", "messages")
+    messages: list[dict] = []
+    system = body.get("system")
+    if system is not None:
+        messages.append({"role": "system", "content": _block_text(system, "system")})
+    for i, raw in enumerate(raw_messages):
+        messages.extend(_convert_message(raw, i))
+    tools = _tools(body.get("tools"))
+    choice, parallel = _tool_choice(body.get("tool_choice"), [t["function"]["name"] for t in tools])
+    openai_shape: dict[str, Any] = {"tools": tools, "tool_choice": choice}
+    thinking = _thinking(body.get("thinking"))
+    if thinking is not None:
+        openai_shape["chat_template_kwargs"] = {"enable_thinking": thinking}
+    request = GenerationRequest(messages, tools, parser_request(openai_shape), max_tokens=max_tokens,
+                                stop=stop_list(body.get("stop_sequences"), "stop_sequences"),
+                                parallel_tool_calls=parallel)
+    return request, AnthropicOptions(model, optional_bool(body, "stream"))
+
+
+# ---- response: content blocks from deltas ------------------------------------------------------
+
+
+def _signature(thinking: str) -> str:
+    """No real signature exists here; a digest of the text lets clients replay history."""
+    return hashlib.sha256(thinking.encode()).hexdigest()
+
+
+class _Blocks:
+    """Turns runner deltas into content-block events and keeps the blocks' final state."""
+
+    def __init__(self) -> None:
+        self.content: list[dict] = []
+        self._kind: str | None = None
+        self._parts: list[str] = []  # the open block's text (thinking, text or input JSON)
+        self._call_index = -1
+
+    def feed(self, message, events: list) -> None:
+        if message.reasoning_content:
+            self._text("thinking", message.reasoning_content, events)
+        if message.content:
+            self._text("text", message.content, events)
+        for call in message.tool_calls or ():
+            fn = call.function
+            if call.id is not None:
+                self.close(events)
+                self._open({"type": "tool_use", "id": call.id, "name": fn.name if fn else "", "input": {}}, events)
+                self._kind, self._call_index = "tool_use", call.index
+            if fn is not None and fn.arguments and self._kind == "tool_use" and call.index == self._call_index:
+                self._parts.append(fn.arguments)
+                events.append(("content_block_delta", {"type": "content_block_delta", "index": len(self.content) - 1,
+                               "delta": {"type": "input_json_delta", "partial_json": fn.arguments}}))
+
+    def _text(self, kind: str, text: str, events: list) -> None:
+        if self._kind != kind:
+            self.close(events)
+            self._open({"type": kind, kind: "", "signature": ""} if kind == "thinking" else {"type": kind, kind: ""},
+                       events)
+            self._kind = kind
+        self._parts.append(text)
+        events.append(("content_block_delta", {"type": "content_block_delta", "index": len(self.content) - 1,
+                       "delta": {"type": f"{kind}_delta", kind: text}}))
+
+    def _open(self, block: dict, events: list) -> None:
+        self.content.append(dict(block))
+        self._parts = []
+        events.append(("content_block_start", {"type": "content_block_start", "index": len(self.content) - 1,
+                                               "content_block": block}))
+
+    def close(self, events: list) -> None:
+        kind = self._kind
+        if kind is None:
+            return
+        index = len(self.content) - 1
+        block = self.content[index]
+        joined = "".join(self._parts)
+        if kind == "tool_use":
+            try:
+                block["input"] = json.loads(joined) if joined else {}
+            except ValueError:
+                block["input"] = {}
+        else:
+            block[kind] = joined
+        if kind == "thinking":
+            block["signature"] = signature = _signature(joined)
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
+                           "delta": {"type": "signature_delta", "signature": signature}}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        self._kind, self._parts = None, []
+
+
+def _stop_reason(runner: ChatRunner) -> tuple[str, str | None]:
+    finish = runner.finish_reason
+    if finish == "tool_calls" or runner.tool_calls:
+        return "tool_use", None
+    if finish == "length":
+        return "max_tokens", None
+    if runner.stop_sequence is not None:
+        return "stop_sequence", runner.stop_sequence
+    return "end_turn", None
+
+
+def _event(name: str, data: dict) -> bytes:
+    return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
+
+
+def _message_id() -> str:
+    return "msg_" + secrets.token_hex(12)
+
+
+async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncIterator[bytes]:
+    start = {"id": _message_id(), "type": "message", "role": "assistant", "model": opts.model, "content": [],
+             "stop_reason": None, "stop_sequence": None,
+             "usage": {"input_tokens": runner.usage.prompt_tokens, "output_tokens": 0}}
+    yield _event("message_start", {"type": "message_start", "message": start})
+    yield _event("ping", {"type": "ping"})
+    blocks = _Blocks()
+    events: list = []
+    try:
+        async with aclosing(runner.run()) as deltas:
+            async for d in deltas:
+                blocks.feed(d.message, events)
+                if events:
+                    yield b"".join(_event(name, data) for name, data in events)
+                    events.clear()
+    except Exception as exc:  # the engine failed mid-stream
+        yield _event("error", error_body(f"generation failed: {exc}", "api_error"))
+        return
+    blocks.close(events)
+    reason, sequence = _stop_reason(runner)
+    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": sequence},
+                                     "usage": {"input_tokens": runner.usage.prompt_tokens,
+                                               "output_tokens": runner.usage.completion_tokens}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    yield b"".join(_event(name, data) for name, data in events)
+
+
+async def complete_response(runner: ChatRunner, opts: AnthropicOptions) -> dict:
+    blocks = _Blocks()
+    sink: list = []
+    async with aclosing(runner.run()) as deltas:
+        async for d in deltas:
+            blocks.feed(d.message, sink)
+            sink.clear()
+    blocks.close(sink)
+    reason, sequence = _stop_reason(runner)
+    return {"id": _message_id(), "type": "message", "role": "assistant", "model": opts.model,
+            "content": blocks.content, "stop_reason": reason, "stop_sequence": sequence,
+            "usage": {"input_tokens": runner.usage.prompt_tokens, "output_tokens": runner.usage.completion_tokens}}

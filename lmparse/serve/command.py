@@ -1,0 +1,103 @@
+"""``lmparse serve``: build the model bindings from the command line and run uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+
+from .app import DEFAULT_MAX_BODY_BYTES, create_app, simulated_binding
+from .families import FAMILIES, get_family, missing_parsers
+
+__all__ = ["add_arguments", "run"]
+
+_EXAMPLE_TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Current weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--family", action="append", metavar="NAME",
+                   help="model family preset (repeatable; default qwen3; `all` serves every registered one)")
+    p.add_argument("--list-families", action="store_true", help="list the family presets and exit")
+    p.add_argument("--tool-call-parser", help="override the family's tool parser ('' for none)")
+    p.add_argument("--reasoning-parser", help="override the family's reasoning parser ('' for none)")
+    p.add_argument("--response-parser", help="override the family's response parser")
+    p.add_argument("--model-name", help="the served model's name (default: the family name)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--api-key", default=os.environ.get("LMPARSE_API_KEY"),
+                   help="require this key (Authorization: Bearer or x-api-key); default $LMPARSE_API_KEY")
+    p.add_argument("--token-rate", type=float, default=30.0,
+                   help="simulated tokens per second per request (0: as fast as possible; default 30)")
+    p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
+                   help="OpenAI delta field for reasoning (default reasoning_content)")
+    p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="request body size limit")
+    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+    p.add_argument("--quiet", action="store_true", help="do not print the usage examples")
+
+
+def _families(args: argparse.Namespace) -> list:
+    names = args.family or ["qwen3"]
+    if "all" in names:
+        return [f for f in FAMILIES.values() if not missing_parsers(f)]
+    families = [get_family(n) for n in names]
+    overrides = (args.tool_call_parser, args.reasoning_parser, args.response_parser)
+    if any(o is not None for o in overrides):
+        if len(families) != 1:
+            raise ValueError("parser overrides apply to exactly one --family")
+        families = [families[0].with_parsers(*overrides)]
+    return families
+
+
+def banner(url: str, model: str, key: str | None) -> str:
+    key_text = key or "unused"
+    auth = f" -H 'Authorization: Bearer {key}'" if key else ""
+    body = {"model": model, "stream": True, "tools": _EXAMPLE_TOOLS,
+            "messages": [{"role": "user", "content": "Call get_weather with city=Paris"}]}
+    return f"""\
+lmparse is serving {model} on {url}  (OpenAI /v1/chat/completions, Anthropic /v1/messages)
+
+Try it with curl:
+  curl -N {url}/v1/chat/completions -H 'Content-Type: application/json'{auth} \\
+    -d '{json.dumps(body)}'
+
+or with the openai SDK (pip install openai):
+  python - <<'EOF'
+  from openai import OpenAI
+  client = OpenAI(base_url="{url}/v1", api_key="{key_text}")
+  tools = {json.dumps(_EXAMPLE_TOOLS)}
+  with client.chat.completions.stream(model="{model}", tools=tools, messages=[
+          {{"role": "user", "content": "Call get_weather with city=Paris"}}]) as stream:
+      for event in stream:
+          if event.type == "tool_calls.function.arguments.done":
+              print("tool call:", event.name, event.arguments)
+  EOF
+"""
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list_families:
+        for f in FAMILIES.values():
+            missing = missing_parsers(f)
+            state = "ready" if not missing else "waiting for " + ", ".join(missing)
+            print(f"{f.name:14} {f.description}  [{state}]")
+        return 0
+    import uvicorn
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(name)s: %(message)s")
+    families = _families(args)
+    if args.model_name and len(families) != 1:
+        raise ValueError("--model-name applies to exactly one --family")
+    bindings = [simulated_binding(f, args.token_rate, args.reasoning_field, args.model_name) for f in families]
+    url = f"http://{args.host}:{args.port}"
+
+    def ready() -> None:
+        if not args.quiet:
+            print(banner(url, bindings[0].name, args.api_key), file=sys.stderr, flush=True)
+
+    app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes, on_startup=ready)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=args.log_level == "debug")
+    return 0

@@ -1,0 +1,93 @@
+"""The engine interface: what ChatRunner needs from anything that generates tokens.
+
+An engine turns a ``GenerationRequest`` into an ``EngineStream``: the prompt's token
+count (known before the first token, so errors surface before a response starts) and
+an async iterator of ``EngineChunk`` (text delta, token ids, logprobs, finish reason).
+Closing the stream early (``aclose``) must stop generation: that is how a client that
+goes away cancels its request.  Upstream HTTP engines (vLLM ``/v1/completions``,
+SGLang / LMDeploy ``/generate``, llama.cpp ``/completion``) fit the same shape.
+"""
+
+from __future__ import annotations
+
+from typing import AsyncIterator
+
+from ...request import ParserRequest
+
+__all__ = ["EngineChunk", "GenerationRequest", "EngineStream", "Engine"]
+
+
+class EngineChunk:
+    """One step of generation.  ``logprobs`` holds OpenAI ``ChatCompletionTokenLogprob``
+    dicts, one per token, when the request asked for them."""
+
+    __slots__ = ("text", "token_ids", "logprobs", "finish_reason", "stop_sequence")
+
+    def __init__(self, text: str = "", token_ids: list[int] | None = None, logprobs: list[dict] | None = None,
+                 finish_reason: str | None = None, stop_sequence: str | None = None) -> None:
+        self.text = text
+        self.token_ids = token_ids
+        self.logprobs = logprobs
+        self.finish_reason = finish_reason  # "stop" | "length" on the last chunk
+        self.stop_sequence = stop_sequence  # the stop string that ended generation, if one did
+
+    def __repr__(self) -> str:
+        return f"EngineChunk({self.text!r}, ids={self.token_ids}, finish={self.finish_reason!r})"
+
+
+class GenerationRequest:
+    """A validated chat request in one shape, whichever API it came through.
+
+    ``messages`` are OpenAI-shaped dicts (role, content as a string, tool_calls with
+    string arguments, tool_call_id, reasoning_content); ``tools`` OpenAI tool dicts."""
+
+    __slots__ = ("messages", "tools", "parser_request", "max_tokens", "stop", "logprobs", "top_logprobs",
+                 "thinking", "parallel_tool_calls")
+
+    def __init__(self, messages: list[dict], tools: list[dict], parser_request: ParserRequest,
+                 max_tokens: int | None = None, stop: list[str] | None = None, logprobs: bool = False,
+                 top_logprobs: int = 0, parallel_tool_calls: bool = True) -> None:
+        self.messages = messages
+        self.tools = tools
+        self.parser_request = parser_request
+        self.thinking = parser_request.thinking
+        self.max_tokens = max_tokens
+        self.stop = stop or []
+        self.logprobs = logprobs
+        self.top_logprobs = top_logprobs
+        self.parallel_tool_calls = parallel_tool_calls
+
+
+
+class EngineStream:
+    """The chunks of one generation.  ``parser_token_ids`` is False when the ids are
+    stand-ins that only count tokens (the parser then gets text alone)."""
+
+    def __init__(self, prompt_tokens: int, chunks: AsyncIterator[EngineChunk], parser_token_ids: bool = True) -> None:
+        self.prompt_tokens = prompt_tokens
+        self.parser_token_ids = parser_token_ids
+        self._chunks = chunks
+
+    def __aiter__(self) -> "EngineStream":
+        return self
+
+    async def __anext__(self) -> EngineChunk:
+        return await self._chunks.__anext__()
+
+    async def aclose(self) -> None:
+        close = getattr(self._chunks, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class Engine:
+    """Generates replies.  ``start`` validates and prepares (raising ``RequestError``)
+    before anything is sent to the client; iteration happens as the response streams."""
+
+    name = "engine"
+
+    def start(self, request: GenerationRequest) -> EngineStream:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Release connections or workers at server shutdown."""

@@ -1,0 +1,57 @@
+"""Prometheus counters for the serving path, in the text exposition format (no dependency)."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+__all__ = ["Metrics"]
+
+_HELP = {
+    "lmparse_requests_total": ("counter", "Chat requests accepted, by API and streaming mode."),
+    "lmparse_request_errors_total": ("counter", "Requests refused or failed, by API and HTTP status."),
+    "lmparse_requests_in_flight": ("gauge", "Responses being generated now."),
+    "lmparse_prompt_tokens_total": ("counter", "Prompt tokens of accepted requests."),
+    "lmparse_streamed_tokens_total": ("counter", "Completion tokens generated and parsed."),
+    "lmparse_reasoning_tokens_total": ("counter", "Completion tokens inside reasoning."),
+    "lmparse_tool_calls_emitted_total": ("counter", "Tool calls sent to clients."),
+    "lmparse_tool_calls_dropped_total": ("counter", "Tool calls the model wrote that no client saw."),
+    "lmparse_parse_cpu_seconds_total": ("counter", "CPU time spent in the response parsers."),
+    "lmparse_engine_cancelled_total": ("counter", "Generations stopped because the client went away."),
+    "lmparse_engine_completed_total": ("counter", "Generations that ran to their finish reason."),
+}
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+        self._collectors: list[Callable[[], Iterable[tuple[str, str, float]]]] = []
+
+    def inc(self, name: str, amount: float = 1, **labels: str) -> None:
+        key = (name, tuple(sorted(labels.items())))
+        self._values[key] = self._values.get(key, 0) + amount
+
+    def get(self, name: str, **labels: str) -> float:
+        return self._values.get((name, tuple(sorted(labels.items()))), 0)
+
+    def add_collector(self, collect: Callable[[], Iterable[tuple[str, str, float]]]) -> None:
+        """``collect() -> [(name, help, value)]``, read at scrape time (engine counters)."""
+        self._collectors.append(collect)
+
+    def render(self) -> str:
+        lines: list[str] = []
+        by_name: dict[str, list] = {}
+        for (name, labels), value in self._values.items():
+            by_name.setdefault(name, []).append((labels, value))
+        for name, (kind, text) in _HELP.items():
+            lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}"]
+            for labels, value in sorted(by_name.get(name, [((), 0)])):
+                label_text = ",".join(f'{k}="{v}"' for k, v in labels)
+                lines.append(f"{name}{{{label_text}}} {_number(value)}" if label_text else f"{name} {_number(value)}")
+        for collect in self._collectors:
+            for name, text, value in collect():
+                lines += [f"# HELP {name} {text}", f"# TYPE {name} counter", f"{name} {_number(value)}"]
+        return "\n".join(lines) + "\n"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))

@@ -1,0 +1,151 @@
+"""ChatRunner: one request's lifecycle between an engine stream and an API adapter.
+
+It feeds each engine chunk to the request's parser, attaches the chunk's transport
+metadata (token ids, logprobs, finish reason) to the last delta that chunk produced
+(or to a metadata-only delta when it produced none), turns ``stop`` into
+``tool_calls`` only when a call was emitted, counts usage, and closes the engine
+stream when the consumer stops early (a client that went away cancels generation).
+
+Both adapters consume the same ``RunnerDelta`` sequence for streaming and for whole
+responses, so an SDK's accumulated stream equals the non-streaming reply by
+construction.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import AsyncIterator
+
+from ..messages import DeltaMessage
+from ..response.base import ResponseParser
+from .engines.base import EngineStream
+from .metrics import Metrics
+
+__all__ = ["ChatRunner", "RunnerDelta", "Usage"]
+
+
+class RunnerDelta:
+    __slots__ = ("message", "has_tool_calls", "token_ids", "logprobs", "finish_reason")
+
+    def __init__(self, message: DeltaMessage, has_tool_calls: bool) -> None:
+        self.message = message
+        self.has_tool_calls = has_tool_calls
+        self.token_ids: list[int] | None = None
+        self.logprobs: list[dict] | None = None
+        self.finish_reason: str | None = None
+
+    def __repr__(self) -> str:
+        return f"RunnerDelta({self.message!r}, finish={self.finish_reason!r})"
+
+
+class Usage:
+    __slots__ = ("prompt_tokens", "completion_tokens", "reasoning_tokens")
+
+    def __init__(self, prompt_tokens: int = 0, completion_tokens: int = 0, reasoning_tokens: int = 0) -> None:
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+        self.reasoning_tokens = reasoning_tokens
+
+    def openai(self) -> dict:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
+        }
+
+
+class ChatRunner:
+    def __init__(self, stream: EngineStream, parser: ResponseParser, metrics: Metrics | None = None) -> None:
+        self._stream = stream
+        self._parser = parser
+        self._metrics = metrics
+        self.usage = Usage(prompt_tokens=stream.prompt_tokens)
+        self.finish_reason: str | None = None
+        self.stop_sequence: str | None = None
+        self.tool_calls = 0
+        self.parse_cpu = 0.0
+        self.completed = False
+        self._args_started: set[int] = set()
+
+    async def run(self) -> AsyncIterator[RunnerDelta]:
+        """The deltas of the response; the last one carries the finish reason.
+        Use it under ``contextlib.aclosing`` so an early exit closes the engine now."""
+        stream = self._stream
+        ids_to_parser = stream.parser_token_ids
+        try:
+            async for chunk in stream:
+                final = chunk.finish_reason is not None
+                ids = chunk.token_ids
+                out = self._parse(chunk.text, ids if ids_to_parser else None, final)
+                if ids is not None:
+                    self.usage.completion_tokens += len(ids)
+                elif chunk.text:
+                    self.usage.completion_tokens += 1
+                if final:
+                    self.stop_sequence = chunk.stop_sequence
+                    self._finish(chunk.finish_reason)
+                if out or ids or chunk.logprobs or final:
+                    if not out:
+                        out = [RunnerDelta(DeltaMessage(), False)]  # metadata only
+                    last = out[-1]
+                    last.token_ids, last.logprobs = ids, chunk.logprobs
+                    last.finish_reason = self.finish_reason if final else None
+                for delta in out:
+                    yield delta
+                if final:
+                    break
+            if self.finish_reason is None:  # the engine ended without saying why
+                out = self._parse("", None, True)
+                self._finish("stop")
+                if not out:
+                    out = [RunnerDelta(DeltaMessage(), False)]
+                out[-1].finish_reason = self.finish_reason
+                for delta in out:
+                    yield delta
+            self.completed = True
+        finally:
+            await stream.aclose()
+            self._record()
+
+    def _parse(self, text: str, ids: list[int] | None, final: bool) -> list[RunnerDelta]:
+        started = time.thread_time()
+        deltas = self._parser.stream_chunk(text, ids, final)
+        self.parse_cpu += time.thread_time() - started
+        out = []
+        for message, has_tools in deltas:
+            if has_tools:
+                self._tidy_calls(message)
+            out.append(RunnerDelta(message, has_tools))
+        return out
+
+    def _tidy_calls(self, message: DeltaMessage) -> None:
+        """Count calls, and make each call's first argument fragment start at ``{``: SDKs
+        parse the accumulated arguments as partial JSON and reject leading whitespace."""
+        started = self._args_started
+        for call in message.tool_calls:
+            if call.id is not None:
+                self.tool_calls += 1
+            fn = call.function
+            if fn is not None and fn.arguments and call.index not in started:
+                fn.arguments = fn.arguments.lstrip()
+                if fn.arguments:
+                    started.add(call.index)
+
+    def _finish(self, reason: str) -> None:
+        self.finish_reason = "tool_calls" if reason == "stop" and self.tool_calls else reason
+        reasoning = self._parser.reasoning_tokens
+        self.usage.reasoning_tokens = reasoning or 0
+
+    def _record(self) -> None:
+        m = self._metrics
+        if m is None:
+            return
+        m.inc("lmparse_prompt_tokens_total", self.usage.prompt_tokens)
+        m.inc("lmparse_streamed_tokens_total", self.usage.completion_tokens)
+        m.inc("lmparse_reasoning_tokens_total", self.usage.reasoning_tokens)
+        m.inc("lmparse_tool_calls_emitted_total", self.tool_calls)
+        m.inc("lmparse_tool_calls_dropped_total", len(self._parser.dropped))
+        m.inc("lmparse_parse_cpu_seconds_total", self.parse_cpu)
+        m.inc("lmparse_engine_completed_total" if self.completed else "lmparse_engine_cancelled_total")

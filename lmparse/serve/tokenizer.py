@@ -1,0 +1,160 @@
+"""Tokenizers for the simulated engine: a family's real one when its data is at hand,
+else a pseudo-tokenizer that keeps the family's markers atomic.
+
+A tokenizer here does two things: count a prompt's tokens, and replay a reply the way
+a serving engine streams it, one ``(text, token_id, token_text)`` step per generated
+token.  Real tokenizers come from the tokenizer test data (``$LMPARSE_TESTDATA`` or
+``~/.cache/lmparse/testdata/tokenizers``, see scripts/fetch_testdata.py) through the
+``tokenizers`` package, and gpt-oss's from openai-harmony's o200k_harmony encoding.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import re
+import zlib
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+__all__ = ["Tokenizer", "RealTokenizer", "PseudoTokenizer", "testdata_dir", "load_tokenizer"]
+
+logger = logging.getLogger("lmparse.serve")
+
+DEFAULT_TESTDATA = Path.home() / ".cache" / "lmparse" / "testdata" / "tokenizers"
+_REPLACEMENT = "\ufffd"  # a decoder's half a UTF-8 character
+
+Step = tuple[str, int, str]  # (streamed text, token id, the token's own text)
+
+
+def testdata_dir() -> Path | None:
+    """``$LMPARSE_TESTDATA`` if set, else the fetch script's cache if it exists."""
+    configured = os.environ.get("LMPARSE_TESTDATA")
+    if configured:
+        return Path(configured)
+    return DEFAULT_TESTDATA if DEFAULT_TESTDATA.is_dir() else None
+
+
+class Tokenizer:
+    name: str = "?"
+    real: bool = False  # ids are the model's own (else pseudo ids: only their count means anything)
+
+    def count(self, text: str) -> int:
+        raise NotImplementedError
+
+    def steps(self, text: str) -> list[Step]:
+        raise NotImplementedError
+
+
+class RealTokenizer(Tokenizer):
+    """Any encode/decode pair; decoding streams incrementally like a serving engine."""
+
+    real = True
+
+    def __init__(self, name: str, encode: Callable[[str], list[int]], decode: Callable[[Sequence[int]], str]) -> None:
+        self.name = name
+        self._encode = encode
+        self._decode = decode
+
+    def count(self, text: str) -> int:
+        return len(self._encode(text))
+
+    def steps(self, text: str) -> list[Step]:
+        """Chunk k is the text that token k completes, over a bounded decode window
+        (``prefix``..``read``), as engines detokenize; half a character waits ("")."""
+        ids = self._encode(text)
+        decode = self._decode
+        out: list[Step] = []
+        prefix = read = 0
+        emitted = ""
+        for end in range(1, len(ids) + 1):
+            window = decode(ids[prefix:end])
+            piece = ""
+            if len(window) > len(emitted) and not window.endswith(_REPLACEMENT):
+                piece = window[len(emitted):]
+                prefix, read = read, end
+                emitted = decode(ids[prefix:read])
+            out.append((piece, ids[end - 1], decode(ids[end - 1 : end])))
+        if read < len(ids) and out:  # a held tail is flushed with the last token
+            tail = decode(ids[prefix:])[len(emitted):]
+            last = out[-1]
+            out[-1] = (last[0] + tail, last[1], last[2])
+        return out
+
+
+# Marker shapes the pseudo-tokenizer keeps whole, on top of a family's declared markers:
+# <|special|>, DeepSeek's full-width <｜...｜> and ｜DSML｜, XML-ish tags, Mistral's [CONTROL].
+_GENERIC_MARKERS = (
+    r"<\|[^|<>\s]{1,48}\|>",
+    r"<｜[^｜<>]{1,48}｜>",
+    r"｜DSML｜",
+    r"</?[A-Za-z_][\w:.-]{0,40}>",
+    r"<(?:function|parameter)=",
+    r"\[/?[A-Z][A-Z_]{1,20}\]",
+)
+# Other text: a word start with its space, in pieces of at most four letters, digits
+# in threes, runs of whitespace, any other single character.
+_PLAIN_PIECE = r" ?[^\W\d_]{1,4}|[^\W\d_]{1,4}|\d{1,3}|\s+|."
+
+
+class PseudoTokenizer(Tokenizer):
+    """Deterministic stand-in: markers are one token each, other text short pieces;
+    ids are stable hashes of the piece (markers get small ids of their own)."""
+
+    real = False
+
+    def __init__(self, name: str, markers: Iterable[str] = ()) -> None:
+        self.name = name
+        exact = sorted({m for m in markers if m}, key=len, reverse=True)
+        self._marker_ids = {m: 100 + i for i, m in enumerate(exact)}
+        alternatives = [re.escape(m) for m in exact] + list(_GENERIC_MARKERS) + [_PLAIN_PIECE]
+        self._pattern = re.compile("|".join(alternatives), re.S)
+
+    def _id(self, piece: str) -> int:
+        known = self._marker_ids.get(piece)
+        return known if known is not None else 1000 + zlib.crc32(piece.encode()) % 1_000_000
+
+    def count(self, text: str) -> int:
+        return sum(1 for _ in self._pattern.finditer(text))
+
+    def steps(self, text: str) -> list[Step]:
+        out = []
+        for m in self._pattern.finditer(text):
+            piece = m.group()
+            out.append((piece, self._id(piece), piece))
+        return out
+
+
+def _load_hf(path: Path) -> tuple[Callable, Callable]:
+    from tokenizers import Tokenizer as HfTokenizer
+
+    tok = HfTokenizer.from_str(gzip.decompress(path.read_bytes()).decode())
+    return (lambda text: tok.encode(text, add_special_tokens=False).ids,
+            lambda ids: tok.decode(list(ids), skip_special_tokens=False))
+
+
+def _load_harmony(root: Path | None) -> tuple[Callable, Callable]:
+    # openai-harmony reads o200k_base.tiktoken from $TIKTOKEN_ENCODINGS_BASE; point it at
+    # the test data's copy so nothing is downloaded.
+    if "TIKTOKEN_ENCODINGS_BASE" not in os.environ and root is not None and (root / "gpt-oss").is_dir():
+        os.environ["TIKTOKEN_ENCODINGS_BASE"] = str(root / "gpt-oss")
+    from openai_harmony import HarmonyEncodingName, load_harmony_encoding
+
+    enc = load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS)
+    return (lambda text: enc.encode(text, allowed_special="all"), lambda ids: enc.decode(list(ids)))
+
+
+def load_tokenizer(data_name: str | None, family: str, markers: Iterable[str] = ()) -> Tokenizer:
+    """The family's real tokenizer if its data and library are present, else a pseudo one."""
+    root = testdata_dir()
+    try:
+        if data_name == "gpt-oss":
+            return RealTokenizer("gpt-oss", *_load_harmony(root))
+        if data_name and root is not None:
+            path = root / data_name / "tokenizer.json.gz"
+            if path.is_file():
+                return RealTokenizer(data_name, *_load_hf(path))
+    except Exception as exc:  # a missing library or unreadable data: the pseudo-tokenizer still works
+        logger.warning("family %s: real tokenizer %s unavailable (%s); using pseudo-tokens", family, data_name, exc)
+    return PseudoTokenizer(f"pseudo:{family}", markers)

@@ -1,0 +1,85 @@
+"""Request checks shared by both APIs: each failure is a RequestError naming the field."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..request import ParserRequest, normalize_request
+from .errors import RequestError
+
+__all__ = ["require", "optional_int", "optional_bool", "stop_list", "check_tool_schemas", "arguments_json",
+           "parser_request"]
+
+
+def require(condition: bool, message: str, param: str) -> None:
+    if not condition:
+        raise RequestError(message, param)
+
+
+def optional_int(body: dict, field: str, minimum: int = 1, maximum: int | None = None) -> int | None:
+    value = body.get(field)
+    if value is None:
+        return None
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+    ok = ok and (maximum is None or value <= maximum)
+    bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
+    require(ok, f"{field} must be an integer {bounds}, got {value!r}", field)
+    return value
+
+
+def optional_bool(body: dict, field: str, default: bool = False) -> bool:
+    value = body.get(field, default)
+    if value is None:
+        return default
+    require(isinstance(value, bool), f"{field} must be a boolean, got {value!r}", field)
+    return value
+
+
+def stop_list(value: Any, field: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    ok = isinstance(value, list) and all(isinstance(s, str) for s in value)
+    require(ok, f"{field} must be a string or a list of strings", field)
+    return value
+
+
+def check_tool_schemas(tools: list[dict], field: str, schema_key: str = "parameters") -> None:
+    """The parts of a tool's JSON schema the parsers rely on (type object, properties map)."""
+    for i, tool in enumerate(tools):
+        fn = tool.get("function", tool) if isinstance(tool, dict) else None
+        schema = fn.get(schema_key) if isinstance(fn, dict) else None
+        path = f"{field}[{i}].function.{schema_key}" if "function" in tool else f"{field}[{i}].{schema_key}"
+        if schema is None:
+            continue
+        require(isinstance(schema, dict), f"{path} must be a JSON schema object", path)
+        kind = schema.get("type", "object")
+        require(kind == "object", f"{path}.type must be 'object', got {kind!r}", f"{path}.type")
+        props = schema.get("properties")
+        require(props is None or isinstance(props, dict), f"{path}.properties must be an object", f"{path}.properties")
+        required = schema.get("required")
+        require(required is None or (isinstance(required, list) and all(isinstance(r, str) for r in required)),
+                f"{path}.required must be a list of property names", f"{path}.required")
+
+
+def arguments_json(value: Any, path: str) -> str:
+    """A history call's arguments as a JSON object string (the SDKs send strings)."""
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    require(isinstance(value, str), f"{path} must be a JSON string", path)
+    try:
+        parsed = json.loads(value) if value.strip() else {}
+    except ValueError as exc:
+        raise RequestError(f"{path} is not valid JSON ({exc})", path) from None
+    require(isinstance(parsed, dict), f"{path} must encode a JSON object", path)
+    return value
+
+
+def parser_request(request: dict) -> ParserRequest:
+    """lmparse's own normalization (tools, tool_choice, thinking switches) as a 400."""
+    try:
+        return normalize_request(request)
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None
