@@ -20,8 +20,10 @@ no calls at all: such a body stays visible as text of its channel, and is record
 Token ids, when the engine sends them, drive openai-harmony's ``StreamableParser``
 (headers are parsed by it, bodies decoded by it).  Without ids the literal markers in
 the text are parsed with the same framing and ``parse_header``, which mirrors
-openai-harmony's header grammar; tests check the two paths agree.  Framing states,
-identical on both paths::
+openai-harmony's header grammar; tests check the two paths agree.  (Only special-token
+ids are markers on the token path: a marker spelled with ordinary tokens stays text
+there, while the text path cannot tell it apart.)  Framing states, identical on both
+paths::
 
     state     | START          | CHANNEL          | MESSAGE       | END/CALL/RETURN | text, EOS
     OPENING   | -> HEADER (*)  | -> HEADER (*)    | -> HEADER (*) | -> HEADER (*)   | ` to=`: HEADER; else BODY (plain)
