@@ -70,6 +70,9 @@ def convert_value(raw: str, kind: str | None) -> str:
     elif kind == "null":
         if text.lower() in ("null", "none"):
             return "null"
+    elif kind == "json":  # declared JSON with no schema type: a JSON scalar as written
+        if _JSON_NUMBER.fullmatch(text) or text in ("true", "false", "null"):
+            return text
     elif kind in ("array", "object"):
         wanted = list if kind == "array" else dict
         for load in (json.loads, ast.literal_eval):
@@ -82,6 +85,8 @@ def convert_value(raw: str, kind: str | None) -> str:
                     return json.dumps(value, ensure_ascii=False)
                 except (TypeError, ValueError):
                     break
+    if kind not in (None, "string") and text in ("null", "None"):
+        return "null"  # an optional typed value, written null (JSON templates) or None (Python str)
     if text.startswith('"') and text.endswith('"') and len(text) >= 2:
         try:
             value = json.loads(text)
@@ -160,7 +165,8 @@ class XmlToolParser(ToolParser):
             else:
                 found = self._consume_arg_name(text, pos)
             if found is None:
-                return pos
+                # At the end of input, a committed block's cut-off markup is its own syntax.
+                return len(text) if final and self.committed else pos
             if found is MALFORMED:
                 self._reject(deltas)
                 return pos
@@ -200,23 +206,27 @@ class XmlToolParser(ToolParser):
         self._emit_delta(deltas, arguments=(", " if self._args_open else "{") + header)
         self._args_open = True
         if declared == "json":
-            self._value_mode, self._value_kind = _JSON, None
+            # A bare scalar is converted at the closing tag: by the schema, else as JSON.
+            self._value_mode, self._value_kind = _JSON, schema_type(self._properties.get(key)) or "json"
             self._value_scanner = JsonValueScanner()
         else:
             kind = "string" if declared == "string" else schema_type(self._properties.get(key))
             self._value_kind = kind
             self._value_mode = _STREAM if kind in (None, "string") else _BUFFER
         self._value_parts = []
-        self._value_fresh = True
+        self._value_fresh = declared != "string"  # declared raw text: a leading quote is data
+        if not self._value_fresh:
+            self._emit_delta(deltas, arguments='"')
         self._phase = _ARG_VALUE
 
     def _consume_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
         n = len(text)
         if self._value_fresh:
+            start = pos
             if self.value_newlines and pos < n and text[pos] == "\n":
                 pos += 1
             if pos >= n and not final:
-                return pos  # the first character decides: a quote means a buffered literal
+                return start  # the first character decides (a quote means a buffered literal); the newline is stripped once
             self._value_fresh = False
             if self._value_mode == _STREAM:
                 if pos < n and text[pos] == '"':
@@ -230,9 +240,7 @@ class XmlToolParser(ToolParser):
         if end == -1:
             stop = n if final else self._value_end.held_start(text, pos)
             self._take_value(text[pos:stop], deltas)
-            if final:
-                self._finish_value(deltas)
-            return stop
+            return stop  # at final, _finish_payload finishes the value
         stop = end - 1 if self.value_newlines and end > pos and text[end - 1] == "\n" else end
         self._take_value(text[pos:stop], deltas)
         self._finish_value(deltas)
@@ -250,7 +258,11 @@ class XmlToolParser(ToolParser):
                 pos += 1
             if pos >= len(text):
                 return pos
+        fresh = not scanner.started
         end = scanner.scan(text, pos, final)
+        if fresh and (scanner.broken or scanner.is_scalar):  # ``3``, ``True``, ``hello``
+            self._value_mode, self._value_scanner = _BUFFER, None
+            return pos
         if end > pos:
             self._emit_delta(deltas, arguments=text[pos:end])
         if scanner.broken:
@@ -300,3 +312,8 @@ class XmlToolParser(ToolParser):
             self._close_arguments(deltas)
         else:
             super()._finish_payload(deltas)
+
+    def _reject(self, deltas: Deltas | None) -> None:
+        if self.committed and self.call_named and deltas is not None:
+            self._close_arguments(deltas)  # malformed after a named call: its object is still closed
+        super()._reject(deltas)

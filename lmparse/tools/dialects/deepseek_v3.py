@@ -1,0 +1,54 @@
+"""DeepSeek-V3 / V3-0324 / R1: calls typed ``function``, arguments in a fenced JSON block.
+
+Wire syntax (the R1 templates put ``\\n`` between calls)::
+
+    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME
+    ```json
+    {...}
+    ```<｜tool▁call▁end｜>
+    <｜tool▁call▁begin｜>...<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+
+Some templates close the fence right after the JSON (no newline before the
+backticks); the fence itself is optional here.  The ``<｜...｜>`` markers are one
+token each in the R1 tokenizer; `````json`` is ```````, ``json``, and a lone fence
+is one token, so no proper prefix of the section end ends a chunk.
+"""
+
+from __future__ import annotations
+
+from ...registry import ToolParserManager
+from ..section import SectionToolParser
+
+CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+CALLS_END = "<｜tool▁calls▁end｜>"
+CALL_BEGIN = "<｜tool▁call▁begin｜>"
+SEP = "<｜tool▁sep｜>"
+CALL_END = "<｜tool▁call▁end｜>"
+FENCE_OPEN = "```json"
+FENCE_CLOSE = "```"
+
+
+@ToolParserManager.register_module(["deepseek-v3", "deepseek-r1"])
+class DeepSeekV3ToolParser(SectionToolParser):
+    tool_open_tags = (CALLS_BEGIN,)
+    tool_close_tag = CALLS_END
+    tool_close_prefixes = ()
+    call_begin = CALL_BEGIN
+    header_end = "\n"  # the header is "function<｜tool▁sep｜>NAME"
+    header_forbidden = ""
+    args_prefix = FENCE_OPEN
+    args_suffix = FENCE_CLOSE
+    call_end = CALL_END
+
+    @classmethod
+    def _split_header(cls, header: str) -> tuple[str | None, str | None]:
+        kind, sep, name = header.partition(SEP)
+        name = (name if sep else kind).strip()  # "function" is the only call type
+        return (name or None), None
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        body = "\n".join(
+            f"{CALL_BEGIN}function{SEP}{name}\n{FENCE_OPEN}\n{arguments}\n{FENCE_CLOSE}{CALL_END}" for name, arguments in calls
+        )
+        return f"{CALLS_BEGIN}{body}{CALLS_END}"

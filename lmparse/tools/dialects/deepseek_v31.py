@@ -1,0 +1,32 @@
+"""DeepSeek-V3.1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>``.
+
+The official template writes no whitespace between calls and puts the content, if
+any, right before the section.  Every marker is one token in the V3.1 tokenizer (the
+``▁`` are U+2581, the bars U+FF5C), so no proper prefix ends a chunk at a token boundary.
+"""
+
+from __future__ import annotations
+
+from ...registry import ToolParserManager
+from ..section import SectionToolParser
+
+CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+CALLS_END = "<｜tool▁calls▁end｜>"
+CALL_BEGIN = "<｜tool▁call▁begin｜>"
+SEP = "<｜tool▁sep｜>"
+CALL_END = "<｜tool▁call▁end｜>"
+
+
+@ToolParserManager.register_module("deepseek-v31")
+class DeepSeekV31ToolParser(SectionToolParser):
+    tool_open_tags = (CALLS_BEGIN,)
+    tool_close_tag = CALLS_END
+    tool_close_prefixes = ()
+    call_begin = CALL_BEGIN
+    header_end = SEP
+    call_end = CALL_END
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        body = "".join(f"{CALL_BEGIN}{name}{SEP}{arguments}{CALL_END}" for name, arguments in calls)
+        return f"{CALLS_BEGIN}{body}{CALLS_END}"

@@ -1,0 +1,118 @@
+"""DeepSeek-V3.2 / V4 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` elements.
+
+Wire syntax (V4 writes ``tool_calls`` where V3.2 writes ``function_calls``)::
+
+    <｜DSML｜function_calls>
+    <｜DSML｜invoke name="NAME">
+    <｜DSML｜parameter name="K" string="true">V</｜DSML｜parameter>
+    <｜DSML｜parameter name="N" string="false">{"json": 1}</｜DSML｜parameter>
+    </｜DSML｜invoke>
+    </｜DSML｜function_calls>
+
+One call per ``invoke``, several per block.  ``string="true"`` values are raw text
+(no quotes, no escaping; streamed JSON-escaped), ``string="false"`` values are JSON,
+forwarded verbatim.  The official templates put ``\\n\\n`` before the block; the block
+is found without it too, also at the very start of a reply.  A V4 call without
+arguments has a blank line inside its ``invoke``.
+
+Tokenization: ``｜DSML｜`` (U+FF5C bars) is one token, special in V3.2 (so the server
+must keep special tokens) and ordinary in V4; the tags around it are several tokens
+(``</``, ``｜DSML｜``, ``function``, ``_c``, ``alls``, ``>``), so their closing tags can end
+a chunk at the prefixes declared below (verified against both tokenizers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ...registry import ToolParserManager
+from ..xml import MALFORMED, XmlToolParser
+from ._xml_syntax import at_partial, read_until, skip_ws
+
+DSML = "｜DSML｜"
+INVOKE = f"<{DSML}invoke"
+END_INVOKE = f"</{DSML}invoke>"
+PARAMETER = f"<{DSML}parameter"
+END_PARAMETER = f"</{DSML}parameter>"
+_ATTRIBUTE = re.compile(r'([A-Za-z_]+)\s*=\s*"([^"]*)"')
+_DECLARED = {"true": "string", "false": "json"}
+
+
+def _attributes(payload: str, pos: int, tag: str):
+    """``<tag a="x" ...>`` at ``pos``: ``(attributes, index after '>')``, None or MALFORMED."""
+    found = read_until(payload, pos + len(tag), ">", "<\n")
+    if not found:
+        return found if found is None else MALFORMED
+    text, end = found
+    attributes = dict(_ATTRIBUTE.findall(text))
+    if not attributes.get("name", "").strip() or (text[:1] and not text[:1].isspace()):
+        return MALFORMED  # no name, or another tag that merely starts like this one
+    return attributes, end
+
+
+@ToolParserManager.register_module("deepseek-v32")
+class DeepSeekV32ToolParser(XmlToolParser):
+    tool_open_tags = (f"<{DSML}function_calls>",)
+    tool_close_tag = f"</{DSML}function_calls>"
+    tool_close_prefixes = (f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
+    arg_value_close = END_PARAMETER
+    arg_value_close_prefixes = (f"</{DSML}parameter", f"</{DSML}", "</")
+    # What the template writes inside an invoke without parameters.
+    empty_invoke = ""
+
+    def _consume_function(self, payload, pos, final):
+        pos = skip_ws(payload, pos)
+        if payload.startswith(INVOKE, pos):
+            found = _attributes(payload, pos, INVOKE)
+            if found is None or found is MALFORMED:
+                return found
+            return found[1], found[0]["name"].strip(), "arg_start"
+        if pos == len(payload) or at_partial(payload, pos, INVOKE):
+            return None
+        return pos, None, "done"
+
+    def _consume_arg_start(self, payload, pos):
+        pos = skip_ws(payload, pos)
+        if payload.startswith(PARAMETER, pos):
+            return pos, "arg_name"
+        if payload.startswith(END_INVOKE, pos):
+            return pos + len(END_INVOKE), "done"
+        if payload.startswith(self.tool_close_tag, pos):
+            return pos, "done"  # the invoke was never closed: the block's end closes it
+        if pos == len(payload) or at_partial(payload, pos, PARAMETER, END_INVOKE, self.tool_close_tag):
+            return None
+        return MALFORMED
+
+    def _consume_arg_name(self, payload, pos):
+        found = _attributes(payload, pos, PARAMETER)
+        if found is None or found is MALFORMED:
+            return found
+        attributes, end = found
+        return end, attributes["name"].strip(), _DECLARED.get(attributes.get("string", "").strip().lower())
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        out = [cls.tool_open_tags[0], "\n"]
+        for name, arguments in calls:
+            out.append(f'{INVOKE} name="{name}">\n')
+            values = json.loads(arguments)
+            for key, value in values.items():
+                if isinstance(value, str):
+                    out.append(f'{PARAMETER} name="{key}" string="true">{value}{END_PARAMETER}\n')
+                else:
+                    text = json.dumps(value, ensure_ascii=False)
+                    out.append(f'{PARAMETER} name="{key}" string="false">{text}{END_PARAMETER}\n')
+            if not values:
+                out.append(cls.empty_invoke)
+            out.append(f"{END_INVOKE}\n")
+        out.append(cls.tool_close_tag)
+        return "".join(out)
+
+
+@ToolParserManager.register_module("deepseek-v4")
+class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
+    tool_open_tags = (f"<{DSML}tool_calls>",)
+    tool_close_tag = f"</{DSML}tool_calls>"
+    tool_close_prefixes = (f"</{DSML}tool_calls", f"</{DSML}tool_c", f"</{DSML}tool", f"</{DSML}", "</")
+    empty_invoke = "\n"

@@ -1,0 +1,182 @@
+"""SectionToolParser: a section of marked calls, each a header then JSON arguments.
+
+Kimi-K2 and DeepSeek-V3 / V3.1 write one outer section (the tool block) holding calls::
+
+    SECTION_BEGIN CALL_BEGIN header HEADER_END [ARGS_PREFIX] {json} [ARGS_SUFFIX] CALL_END ... SECTION_END
+
+A dialect declares the markers and splits its header into ``(name, call_id)``;
+everything else lives here.  The arguments' source is forwarded verbatim as soon as
+the scanner has passed it (with a fast lane for chunks inside one of its strings);
+arguments written as a JSON string or scalar are unwrapped as in the JSON envelope.
+A call missing its end marker is ended by the next call or by the section end; text
+between the arguments and the end marker is kept as written.
+"""
+
+from __future__ import annotations
+
+from ..markers import WHITESPACE, MarkerSet, held_prefix_start
+from .base import Deltas, ToolParser
+from .json_envelope import JsonToolParser
+from .json_scanner import JsonValueScanner
+
+__all__ = ["SectionToolParser"]
+
+_BETWEEN, _HEADER, _ARGS, _TAIL = range(4)
+# A header is a name and maybe an index: one that runs this long without its end is prose.
+_MAX_HEADER = 512
+
+
+def _skip_ws(text: str, pos: int, n: int) -> int:
+    while pos < n and text[pos] in WHITESPACE:
+        pos += 1
+    return pos
+
+
+class SectionToolParser(ToolParser):
+    call_begin: str = ""
+    header_end: str = ""
+    header_forbidden: str = "<\n"  # characters a header never contains
+    args_prefix: str = ""  # e.g. DeepSeek-V3's "```json" fence, optional on the wire
+    args_suffix: str = ""  # and its closing "```"
+    call_end: str = ""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._tail_markers = MarkerSet([self.call_end, self.tool_close_tag, self.call_begin, self.args_suffix])
+        self._ids_used: set[str] = set()
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def _split_header(cls, header: str) -> tuple[str | None, str | None]:
+        """``(function name or None, the model's call id or None)`` of a complete header."""
+        return header.strip() or None, None
+
+    # ---- the payload grammar ----------------------------------------------------------
+
+    def _reset_payload(self) -> None:
+        self._string_run_feeder = self._feed_string_run  # bound once, not per chunk
+        self._phase = _BETWEEN
+        self._scanner = JsonValueScanner()
+        self._parts: list[str] = []  # arguments written as a string or scalar, until complete
+
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+        self.fast_feed = None
+        pos = 0
+        n = len(text)
+        while not (self._payload_closed or self.rejected):
+            phase = self._phase
+            if phase == _ARGS:
+                pos = self._consume_arguments(text, pos, deltas, final)
+                if self._phase == _ARGS:
+                    return pos
+            elif phase == _TAIL:
+                pos = self._consume_tail(text, pos, deltas, final)
+                if self._phase == _TAIL:
+                    return pos
+            elif phase == _HEADER:
+                found = self._consume_header(text, pos, deltas)
+                if found is None:
+                    return pos
+                pos = found
+            else:
+                start, pos = pos, _skip_ws(text, pos, n)
+                if text.startswith(self.call_begin, pos):
+                    self._begin_call()
+                    self._phase = _HEADER
+                    pos += len(self.call_begin)
+                elif text.startswith(self.tool_close_tag, pos):
+                    self._payload_closed = True
+                else:
+                    rest = text[pos:]
+                    if not rest or self.call_begin.startswith(rest) or self.tool_close_tag.startswith(rest):
+                        return start  # the whitespace too: it is ours only if a marker follows
+                    self._reject(deltas)  # prose inside the section: it is not ours
+                    return start
+        return pos
+
+    def _consume_header(self, text: str, pos: int, deltas: Deltas) -> int | None:
+        end = text.find(self.header_end, pos)
+        region = text[pos : held_prefix_start(text, self.header_end, pos)] if end == -1 else text[pos:end]
+        if len(region) > _MAX_HEADER or any(c in region for c in self.header_forbidden):
+            self._reject(deltas)
+            return pos
+        if end == -1:
+            return None
+        name, call_id = self._split_header(region)
+        if name:
+            if call_id in self._ids_used:
+                call_id = None  # a repeated id would merge two calls downstream
+            elif call_id is not None:
+                self._ids_used.add(call_id)
+            self._emit_delta(deltas, name=name, call_id=call_id)
+        self._phase = _ARGS
+        self._scanner.reset()
+        return end + len(self.header_end)
+
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        scanner = self._scanner
+        n = len(text)
+        if not scanner.started:
+            pos = _skip_ws(text, pos, n)
+            prefix = self.args_prefix
+            if prefix and text.startswith(prefix, pos):
+                pos = _skip_ws(text, pos + len(prefix), n)
+            if pos == n or (prefix and prefix.startswith(text[pos:])):
+                return pos
+        end = scanner.scan(text, pos, final)
+        if end > pos:
+            if scanner.container:
+                self._emit_delta(deltas, arguments=text[pos:end] if pos or end < n else text)
+            else:
+                self._parts.append(text[pos:end])
+            pos = end
+        if not scanner.done:
+            if scanner.in_string and scanner.container and self.call_named:
+                self.fast_feed = self._string_run_feeder
+            return pos
+        self._flush_parts(deltas)
+        self._phase = _TAIL  # also when the value broke off: the tail decides what follows
+        return pos
+
+    def _flush_parts(self, deltas: Deltas) -> None:
+        if self._parts:
+            self._emit_delta(deltas, arguments=JsonToolParser._normalize_scalar_arguments("".join(self._parts)))
+            self._parts = []
+
+    def _consume_tail(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        markers = self._tail_markers
+        n = len(text)
+        while True:
+            start, pos = pos, _skip_ws(text, pos, n)  # whitespace is syntax only before a marker
+            if pos == n:
+                return start
+            marker = markers.startswith_at(text, pos)
+            if marker is None:
+                if markers.is_proper_prefix(text, pos):
+                    return start
+                found = markers.search(text, pos)
+                stop = found.start() if found else n if final else markers.held_start(text, pos)
+                self._emit_delta(deltas, arguments=text[start:stop])  # not syntax: kept as written
+                pos = stop
+                continue
+            if marker == self.args_suffix:
+                pos += len(marker)
+                continue
+            self._end_call(deltas)
+            self._phase = _BETWEEN
+            return pos + len(marker) if marker == self.call_end else pos
+
+    def _feed_string_run(self, text: str, deltas: Deltas) -> bool:
+        """Inside a string of the streamed arguments, a chunk with no quote stays inside
+        it: it is argument text as it stands (backslashes only move the escape state)."""
+        if '"' in text:
+            return False
+        scanner = self._scanner
+        if scanner.escape_pending or "\\" in text:
+            scanner.scan(text, 0)
+        self._emit_arguments_run(deltas, text)
+        return True
+
+    def _finish_payload(self, deltas: Deltas) -> None:
+        if self._phase == _ARGS:
+            self._flush_parts(deltas)  # truncated: as written
+        super()._finish_payload(deltas)

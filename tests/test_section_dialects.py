@@ -1,0 +1,335 @@
+"""The section/call dialects (``kimi-k2``, ``deepseek-v3``, ``deepseek-v31``) against DESIGN.md §7.
+
+Every case runs whole, one character per chunk, under seeded random chunkings and at
+every real token boundary of the family's tokenizers (Kimi has no public vocabulary:
+its markers are single tokens, which the arbitrary chunkings cover and more).
+Wire text is written here from the official templates' layout, independently of render().
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from lmparse import ToolParserManager, create_parser
+
+from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
+from .support.tokenizers import real_token_chunkings
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str  # tool parser registry name
+    reasoning: str  # reasoning parser registry name
+    open: str
+    close: str
+    call_begin: str
+    call_end: str
+    layout: str  # one call's text between call_begin and call_end: {name}, {args}, {i}
+    tokenizers: tuple[str, ...]
+    call_sep: str = ""
+
+    def call(self, name: str, args: str = "{}", i: int = 0) -> str:
+        return self.call_begin + self.layout.format(name=name, args=args, i=i) + self.call_end
+
+    def section(self, *calls: tuple[str, str]) -> str:
+        return self.open + self.call_sep.join(self.call(n, a, i) for i, (n, a) in enumerate(calls)) + self.close
+
+
+KIMI = Section(
+    "kimi-k2", "kimi-k2", "<|tool_calls_section_begin|>", "<|tool_calls_section_end|>",
+    "<|tool_call_begin|>", "<|tool_call_end|>", "functions.{name}:{i}<|tool_call_argument_begin|>{args}", (),
+)
+V3 = Section(
+    "deepseek-v3", "deepseek-r1", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>",
+    "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "function<｜tool▁sep｜>{name}\n```json\n{args}\n```",
+    ("deepseek-r1",), call_sep="\n",
+)
+V31 = Section(
+    "deepseek-v31", "deepseek-v3", "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>",
+    "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "{name}<｜tool▁sep｜>{args}", ("deepseek-v3.1",),
+)
+WIRES = (KIMI, V3, V31)
+
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("f", "g", "get_weather")]
+REQUEST = {"tools": TOOLS, "chat_template_kwargs": {"thinking": True}}
+PLAIN = {"tools": TOOLS, "chat_template_kwargs": {"thinking": False}}
+
+
+def check(w: Section, text: str, expected: Expected, request=REQUEST):
+    def make():
+        return create_parser(tool_parser=w.name, reasoning_parser=w.reasoning, request=request)
+
+    return check_parse(make, text, expected, real_token_chunkings(text, w.tokenizers))
+
+
+def cases(w: Section):
+    """(id, text, expected, request) for one section dialect."""
+    A = '{"city": "Paris", "days": 3}'
+    one = w.section(("get_weather", A))
+    yield "content_only", "Hello, world.", Expected(reasoning="Hello, world."), REQUEST
+    yield "one_call_after_reasoning", "r</think>" + one, Expected(None, "r", [("get_weather", A)]), REQUEST
+    yield "section_at_reply_start", one, Expected(None, None, [("get_weather", A)]), PLAIN
+    yield "content_then_call", "</think>Let me check." + one, Expected("Let me check.", None, [("get_weather", A)]), REQUEST
+    yield "empty_arguments", "</think>" + w.section(("f", "{}")), Expected(None, None, [("f", "{}")]), REQUEST
+    no_args = w.open + w.call("f", "") + w.close
+    yield "no_arguments_at_all", "</think>" + no_args, Expected(None, None, [("f", "{}")]), REQUEST
+    dup = '{"a": 1, "a": 2}'
+    yield "duplicate_keys_kept", "</think>" + w.section(("f", dup)), Expected(None, None, [("f", dup)]), REQUEST
+    yield (
+        "several_calls_in_one_section",
+        "</think>" + w.section(("f", A), ("g", "{}"), ("f", '{"x": [1]}')),
+        Expected(None, None, [("f", A), ("g", "{}"), ("f", '{"x": [1]}')]),
+        REQUEST,
+    )
+    spaced = w.open + "\n" + w.call("f", A) + "\n\n" + w.call("g", "{}", 1) + "\n" + w.close
+    yield "whitespace_between_calls", "</think>" + spaced, Expected(None, None, [("f", A), ("g", "{}")]), REQUEST
+    yield (
+        "two_sections_newline",
+        "</think>" + one + "\n" + w.section(("g", "{}")),
+        Expected(None, None, [("get_weather", A), ("g", "{}")]),
+        REQUEST,
+    )
+    yield (
+        "two_sections_blank_line",
+        "</think>" + one + "\n\n" + w.section(("g", "{}")),
+        Expected(None, None, [("get_weather", A), ("g", "{}")]),
+        REQUEST,
+    )
+    yield (
+        "unknown_name_dropped_dense_index",
+        "</think>" + w.section(("zzz", A), ("g", "{}")) + w.section(("f", "{}")),
+        Expected(None, None, [("g", "{}"), ("f", "{}")]),
+        REQUEST,
+    )
+    yield "text_after_section", "</think>" + one + "\nDone.", Expected("\nDone.", None, [("get_weather", A)]), REQUEST
+    yield (
+        "call_nested_in_reasoning",
+        "think" + one + "more</think>answer",
+        Expected("answer", "thinkmore", [("get_weather", A)]),
+        REQUEST,
+    )
+    yield (
+        "filtered_call_nested_in_reasoning",
+        "think" + w.section(("zzz", A)) + "more</think>answer",
+        Expected("answer", "thinkmore", []),
+        REQUEST,
+    )
+    yield "reasoning_after_tool", "a" + one + "b</think>", Expected(None, "ab", [("get_weather", A)]), REQUEST
+    yield "missing_reasoning_close", "think" + one + "\nmore", Expected(None, "think\nmore", [("get_weather", A)]), REQUEST
+    yield (
+        "reasoning_content_tool_in_one_reply",
+        "<think>a</think>b" + w.section(("f", '{"x":1}')),
+        Expected("b", "a", [("f", '{"x":1}')]),
+        REQUEST,
+    )
+    tricky = json.dumps({"s": f'é \\ " }} ] {w.close} {w.call_end} {w.call_begin} ``` 😀', "n": [1, {"k": None}], "t": True}, ensure_ascii=False)
+    yield "markers_inside_strings_are_data", "</think>" + w.section(("f", tricky)), Expected(None, None, [("f", tricky)]), REQUEST
+    yield (
+        "double_encoded_arguments_unwrapped",
+        "</think>" + w.section(("f", '"{\\"q\\": 1}"')),
+        Expected(None, None, [("f", '{"q": 1}')]),
+        REQUEST,
+    )
+    yield "null_arguments_are_empty", "</think>" + w.section(("f", "null")), Expected(None, None, [("f", "{}")]), REQUEST
+    pretty = json.dumps({"a": [1, 2], "b": {"c": "d"}}, indent=2)
+    yield "pretty_printed_arguments_verbatim", "</think>" + w.section(("f", pretty)), Expected(None, None, [("f", pretty)]), REQUEST
+    # Malformed or cut short.
+    yield (
+        "missing_call_end_accepted_at_section_end",
+        "</think>" + w.section(("f", A))[: -len(w.call_end + w.close)] + w.close,
+        Expected(None, None, [("f", A)]),
+        REQUEST,
+    )
+    yield (
+        "missing_call_end_before_next_call",
+        "</think>" + w.open + w.call("f", A)[: -len(w.call_end)] + w.call("g", "{}", 1) + w.close,
+        Expected(None, None, [("f", A), ("g", "{}")]),
+        REQUEST,
+    )
+    yield (
+        "missing_section_end_at_final",
+        "</think>" + w.section(("f", A))[: -len(w.close)],
+        Expected(None, None, [("f", A)]),
+        REQUEST,
+    )
+    trunc = w.open + w.call("f", '{"a": [1, 2')
+    yield (
+        "truncated_arguments_kept_as_written",
+        "</think>ok" + trunc[: trunc.index('[1, 2') + 5],
+        Expected("ok", None, [("f", '{"a": [1, 2')]),
+        REQUEST,
+    )
+    yield (
+        "broken_arguments_then_call_end",
+        "</think>" + w.open + w.call("f", '{"a": 1').replace("\n```" + w.call_end, w.call_end) + w.close,
+        Expected(None, None, [("f", '{"a": 1')]),
+        REQUEST,
+    )
+    yield (
+        "text_after_arguments_kept_as_written",
+        "</think>" + w.open + w.call("f", '{"a": 1}  and  more').replace("\n```" + w.call_end, w.call_end) + w.close,
+        Expected(None, None, [("f", '{"a": 1}  and  more')]),
+        REQUEST,
+    )
+    head = w.open + w.call("get_weather", A)
+    cut = head[: head.index("get_weather") + 5]
+    yield "truncated_before_name_is_text", "</think>ok" + cut, Expected("ok" + cut), REQUEST
+    yield "literal_tag_in_prose", "</think>use " + w.open + " tags", Expected("use " + w.open + " tags"), REQUEST
+    yield (
+        "tag_in_prose_then_real_call",
+        "</think>see " + w.open + " x " + one,
+        Expected("see " + w.open + " x ", None, [("get_weather", A)]),
+        REQUEST,
+    )
+    yield (
+        "prose_after_a_call_ends_the_section",
+        "</think>" + w.open + w.call("f", A) + " and so on",
+        Expected(" and so on", None, [("f", A)]),
+        REQUEST,
+    )
+    text = "</think>" + one
+    yield "tool_choice_none_keeps_markup", text, Expected(one), {"tools": TOOLS, "tool_choice": "none", "chat_template_kwargs": {"thinking": True}}
+    yield "no_tools_keeps_markup", text, Expected(one), {"chat_template_kwargs": {"thinking": True}}
+    yield (
+        "named_choice_filters_others",
+        "</think>" + w.section(("f", A), ("g", "{}")),
+        Expected(None, None, [("g", "{}")]),
+        {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "g"}}, "chat_template_kwargs": {"thinking": True}},
+    )
+    yield "thinking_off_starts_plain", "Hi" + one, Expected("Hi", None, [("get_weather", A)]), PLAIN
+
+
+ALL = [(w, *c) for w in WIRES for c in cases(w)]
+
+
+@pytest.mark.parametrize("wire,case_id,text,expected,request_", ALL, ids=[f"{a[0].name}-{a[1]}" for a in ALL])
+def test_section_dialect(wire, case_id, text, expected, request_):
+    check(wire, text, expected, request=request_)
+
+
+# ---- dialect specifics ---------------------------------------------------------------------
+
+
+def parse(w: Section, text: str, request=PLAIN):
+    return create_parser(tool_parser=w.name, reasoning_parser=w.reasoning, request=request).parse_complete(text)
+
+
+def test_kimi_model_id_is_the_call_id():
+    m = parse(KIMI, KIMI.section(("get_weather", "{}"), ("f", '{"a": 1}')))
+    assert [(t.id, t.function.name) for t in m.tool_calls] == [("functions.get_weather:0", "get_weather"), ("functions.f:1", "f")]
+
+
+@pytest.mark.parametrize(
+    "header,name",
+    [("functions.get_weather:12", "get_weather"), ("get_weather:0", "get_weather"), ("functions.get_weather", "get_weather"),
+     ("functions.ns.tool-x:3", "ns.tool-x"), (" functions.f:0 ", "f")],
+)
+def test_kimi_name_is_the_id_without_prefix_and_index(header, name):
+    text = f"{KIMI.open}{KIMI.call_begin}{header}<|tool_call_argument_begin|>{{}}{KIMI.call_end}{KIMI.close}"
+    (call,) = parse(KIMI, text, request=None).tool_calls
+    assert (call.id, call.function.name) == (header.strip(), name)
+
+
+def test_kimi_repeated_id_gets_a_fresh_one():
+    text = KIMI.open + KIMI.call("f", "{}", 0) + KIMI.call("g", "{}", 0) + KIMI.close
+    check(KIMI, text, Expected(None, None, [("f", "{}"), ("g", "{}")]), request=PLAIN)
+    ids = [t.id for t in parse(KIMI, text).tool_calls]
+    assert ids[0] == "functions.f:0" and ids[1] != ids[0]
+
+
+def test_kimi_call_without_name_is_dropped():
+    text = KIMI.open + KIMI.call_begin + "functions.:0<|tool_call_argument_begin|>{}" + KIMI.call_end + KIMI.call("f", "{}", 1) + KIMI.close
+    check(KIMI, text, Expected(None, None, [("f", "{}")]), request=PLAIN)
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "function<｜tool▁sep｜>{name}\n```json\n{args}```",  # fence closed right after the JSON
+        "function<｜tool▁sep｜>{name}\n{args}",  # no fence at all
+        "function<｜tool▁sep｜>{name}\n```json{args}\n```\n",
+        "{name}\n```json\n{args}\n```",  # no call type
+    ],
+)
+def test_deepseek_v3_fence_variants(layout):
+    w = Section(V3.name, V3.reasoning, V3.open, V3.close, V3.call_begin, V3.call_end, layout, V3.tokenizers)
+    A = '{"city": "Paris"}'
+    check(w, "</think>" + w.section(("f", A), ("g", "{}")), Expected(None, None, [("f", A), ("g", "{}")]))
+
+
+def test_deepseek_v3_header_running_on_is_prose():
+    text = V3.open + V3.call_begin + "function<｜tool▁sep｜>" + "x" * 600
+    check(V3, text, Expected(text), request=PLAIN)
+
+
+@pytest.mark.parametrize("wire", WIRES, ids=[w.name for w in WIRES])
+def test_dropped_calls_are_recorded(wire):
+    p = create_parser(tool_parser=wire.name, reasoning_parser=wire.reasoning, request=PLAIN)
+    p.parse_complete(wire.section(("zzz", "{}"), ("f", "{}")))
+    assert [(d.name, d.reason) for d in p.dropped] == [("zzz", "not among the request's tools")]
+
+
+@pytest.mark.parametrize("wire", WIRES, ids=[w.name for w in WIRES])
+def test_long_string_argument_streams_in_bounded_memory(wire):
+    line = 'A \\"quoted\\" line with <tags> & \\\\ unicode é😀\\n'
+    value = (line * ((1 << 20) // len(line) + 1))[: 1 << 20]
+    value = value[: len(value) - 1] if value.endswith("\\") and not value.endswith("\\\\") else value
+    arguments = '{"text": "' + value + '"}'
+    text = wire.section(("f", arguments))
+    head = text[: text.index(value)]
+    parser = create_parser(tool_parser=wire.name, request=PLAIN)
+    deltas, first_value_at, max_pending = [], None, 0
+    step = 1024
+    for at in range(0, len(text), step):
+        got = parser.stream_chunk(text[at : at + step], final=at + step >= len(text))
+        deltas.extend(got)
+        max_pending = max(max_pending, len(parser._pending))
+        if first_value_at is None and any(d.tool_calls and "A \\\"quoted" in (d.tool_calls[0].function.arguments or "") for d, _ in got):
+            first_value_at = at + step - len(head)
+    check_invariants(deltas)
+    _, _, calls = folded(deltas)
+    assert calls == [("f", arguments)]
+    assert first_value_at is not None and first_value_at < len(value) // 20
+    assert max_pending < 256
+
+
+# ---- render() round trips (hypothesis) ------------------------------------------------------
+
+MARKERS = ("<think>", "</think>", "<|tool_call", "<｜tool▁call")
+names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,20}", fullmatch=True)
+texts = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from(list('<>/"\\\n|`')), max_size=30)
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | texts
+json_values = st.recursive(json_scalars, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(texts, kids, max_size=3), max_leaves=8)
+arguments = st.dictionaries(texts, json_values, max_size=4).flatmap(
+    lambda d: st.sampled_from([None, 2]).map(lambda indent: json.dumps(d, ensure_ascii=False, indent=indent))
+)
+
+
+def clean(text: str) -> bool:
+    return not any(m in text for m in MARKERS)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.sampled_from(WIRES), st.lists(st.tuples(names, arguments), max_size=3), texts, texts, texts, st.integers(0, 1000))
+def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
+    assume(clean(reasoning) and clean(content) and clean(tail))
+    wire_text = ToolParserManager.get(wire.name).render(calls) if calls else ""
+    tail = tail if calls else ""
+    text = f"<think>{reasoning}</think>{content}{wire_text}{tail}"
+    want = (content + tail or None, reasoning or None, [(n, a) for n, a in calls])
+
+    def make():
+        return create_parser(tool_parser=wire.name, reasoning_parser="deepseek-v3")  # no request: any name, starts plain
+
+    complete = make().parse_complete(text)
+    assert (complete.content, complete.reasoning_content, [(t.function.name, t.function.arguments) for t in complete.tool_calls]) == want
+    for chunks in (list(text), random_chunks(text, random.Random(seed), 9)):
+        deltas = feed(make(), chunks)
+        check_invariants(deltas)
+        assert folded(deltas) == want
