@@ -269,10 +269,10 @@ class _Blocks:
 
 def _stop_reason(runner: ChatRunner) -> tuple[str, str | None]:
     finish = runner.finish_reason
-    if finish == "tool_calls" or runner.tool_calls:
-        return "tool_use", None
     if finish == "length":
         return "max_tokens", None
+    if finish == "tool_calls" or runner.tool_calls:
+        return "tool_use", None
     if runner.stop_sequence is not None:
         return "stop_sequence", runner.stop_sequence
     return "end_turn", None

@@ -177,13 +177,17 @@ async def stream_response(runner: ChatRunner, opts: OpenAIOptions) -> AsyncItera
             async for d in deltas:
                 delta = _delta_dict(d.message, fields)
                 lp = d.logprobs if want_logprobs else None
-                if not delta and not lp and d.finish_reason is None:
-                    continue  # transport metadata only: nothing a client sees
-                choice: dict[str, Any] = {"index": 0, "delta": delta}
-                if lp:
-                    choice["logprobs"] = {"content": lp}
-                choice["finish_reason"] = d.finish_reason
-                yield prefix + orjson.dumps(choice) + b"]}\n\n"
+                if delta or lp:
+                    choice: dict[str, Any] = {"index": 0, "delta": delta}
+                    if lp:
+                        choice["logprobs"] = {"content": lp}
+                    choice["finish_reason"] = None
+                    yield prefix + orjson.dumps(choice) + b"]}\n\n"
+                if d.finish_reason is not None:
+                    # Its own chunk: the SDK fires a call's done event only for calls it saw
+                    # before the chunk that carries the finish reason.
+                    finish = {"index": 0, "delta": {}, "finish_reason": d.finish_reason}
+                    yield prefix + orjson.dumps(finish) + b"]}\n\n"
     except Exception as exc:  # the engine failed mid-stream: tell the client, then end cleanly
         yield b"data: " + orjson.dumps(error_body(f"generation failed: {exc}", kind="server_error")) + b"\n\n"
         yield b"data: [DONE]\n\n"
