@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -61,11 +62,29 @@ REQUEST = {"tools": TOOLS, "chat_template_kwargs": {"thinking": True}}
 PLAIN = {"tools": TOOLS, "chat_template_kwargs": {"thinking": False}}
 
 
+_KIMI_MARKERS = re.compile(r"(<\|tool_calls?_(?:section_)?(?:begin|end)\|>|<\|tool_call_argument_begin\|>|</?think>)")
+
+
+def pseudo_tokens(text: str, seed: int = 0) -> list[str]:
+    """Kimi markers as single chunks, the text around them in pieces of 1-4 characters."""
+    rng = random.Random(seed)
+    chunks = []
+    for i, part in enumerate(_KIMI_MARKERS.split(text)):
+        if i % 2:
+            chunks.append(part)
+        else:
+            chunks.extend(random_chunks(part, rng, 4))
+    return chunks
+
+
 def check(w: Section, text: str, expected: Expected, request=REQUEST):
     def make():
         return create_parser(tool_parser=w.name, reasoning_parser=w.reasoning, request=request)
 
-    return check_parse(make, text, expected, real_token_chunkings(text, w.tokenizers))
+    extra = real_token_chunkings(text, w.tokenizers)
+    if w is KIMI:
+        extra["kimi-pseudo-tokens"] = pseudo_tokens(text)
+    return check_parse(make, text, expected, extra)
 
 
 def cases(w: Section):
