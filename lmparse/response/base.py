@@ -181,7 +181,7 @@ class BaseResponseParser(ResponseParser):
                 if ws_end == n and not final:
                     break
                 self._bare_possible = False
-                if ws_end < n and buf[ws_end] == "{":
+                if ws_end < n and buf[ws_end] in self.tool_parser.bare_start_chars:
                     self._enter_tool(buf[pos:ws_end], self._base + pos, "")
                     pos = ws_end
                     continue

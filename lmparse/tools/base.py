@@ -58,8 +58,10 @@ class ToolParser:
     # Proper prefixes of the close tag that can end a chunk at a real token boundary,
     # longest first; other splits are still held correctly, just found the slow way.
     tool_close_prefixes: tuple[str, ...] = ()
-    # The payload may also open at the very start of the reply with no open tag.
+    # The payload may also open at the very start of the reply with no open tag,
+    # at one of these characters.
     bare_start: bool = False
+    bare_start_chars: str = "{"
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self.request = request
