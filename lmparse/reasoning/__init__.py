@@ -62,3 +62,16 @@ class DeepSeekV32ReasoningParser(_OptInThinking):
 @ReasoningParserManager.register_module("deepseek-v4")
 class DeepSeekV4ReasoningParser(_OptInThinking):
     pass
+
+
+@ReasoningParserManager.register_module("mistral")
+class MistralReasoningParser(ReasoningParser):
+    """``[THINK]`` ... ``[/THINK]`` (Magistral, Ministral 3 reasoning): the model opens
+    reasoning itself, so a reply starts plain.  Both tags are control tokens of the v13+
+    tekken vocabularies; our SentencePiece v3/v7 and tekken 240911 files lack them."""
+
+    start_tag = "[THINK]"
+    end_tag = "[/THINK]"
+
+    def starts_in_reasoning(self) -> bool:
+        return False

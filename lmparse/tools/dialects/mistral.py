@@ -1,0 +1,148 @@
+"""Mistral / Magistral / Devstral / Ministral tool calls, after the ``[TOOL_CALLS]`` marker.
+
+Two wire forms, told apart by the first character after the marker:
+
+* tokenizer < v11 (Mistral 7B v0.3, Nemo): ``[TOOL_CALLS][{"name": NAME, "arguments": {...}}, ...]``,
+  one JSON array of envelopes, parsed by the shared envelope parser.  Nemo's template
+  sorts keys (``arguments`` before ``name``) and appends ``"id"``: that id is skipped,
+  since it comes after the name and the identity delta cannot wait for it.
+* v11+ (Small 3.1/3.2, Magistral, Devstral, Ministral 3): ``[TOOL_CALLS]NAME[ARGS]{...}``,
+  each call with its own marker; Small 3.2's template writes ``NAME[CALL_ID]ID[ARGS]{...}``
+  and ID becomes the call id.
+
+There is no close tag: a block ends where its JSON ends and what follows is text.
+Arguments are forwarded verbatim as soon as the JSON scanner has passed them.
+
+Tokenization: ``[TOOL_CALLS]`` is one control token (id 5 in SentencePiece v3/v7, 9 in
+tekken 240911) and vanishes when the server skips special tokens, so keep them.
+``[ARGS]`` and ``[CALL_ID]`` are control tokens only in the v11+ tekken vocabularies,
+none of which we have; in ours they read as text (``[``, ``ARGS``, ``]``), so no prefix
+tuple is declared and a split marker is held the general way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ...markers import WHITESPACE
+from ...registry import ToolParserManager
+from ..base import Deltas
+from ..json_envelope import JsonToolParser
+from ._xml_syntax import at_partial, skip_ws
+
+TOOL_CALLS = "[TOOL_CALLS]"
+ARGS = "[ARGS]"
+CALL_ID = "[CALL_ID]"
+_WORD = re.compile(r'[^\s\[\]{}"]*')  # characters of a name or a call id
+_MAX_WORD = 256  # longer is prose, not a name: a bound on what is held
+# Wire forms, and the stages of the [ARGS] form.
+_ARRAY, _NAMED = 1, 2
+_NAME, _ID, _VALUE = range(3)
+
+
+@ToolParserManager.register_module("mistral")
+class MistralToolParser(JsonToolParser):
+    tool_open_tags = (TOOL_CALLS,)
+    tool_close_tag = None
+    argument_field = "arguments"
+
+    def _reset_payload(self) -> None:
+        super()._reset_payload()
+        self._form = 0
+        self._stage = _NAME
+        self._word = ""
+        self._name = ""
+
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+        if not self._form:
+            first = skip_ws(text, 0)
+            if first == len(text):
+                return 0
+            self._form = _ARRAY if text[first] in "[{" else _NAMED
+        if self._form == _ARRAY:
+            return super()._consume_stream_payload(text, deltas, final=final)
+        self.fast_feed = None
+        pos = 0 if self._stage == _VALUE else self._consume_head(text, deltas, final)
+        if self._stage != _VALUE or self.rejected:
+            return pos
+        return self._consume_arguments(text, pos, deltas, final)
+
+    def _consume_head(self, text: str, deltas: Deltas, final: bool) -> int:
+        """``NAME[ARGS]`` or ``NAME[CALL_ID]ID[ARGS]``; the call opens at ``[ARGS]``."""
+        pos, n = 0, len(text)
+        while True:
+            if self._stage == _NAME and not self._word:
+                pos = skip_ws(text, pos)
+            end = _WORD.match(text, pos).end()
+            word = self._word + text[pos:end]
+            pos = end
+            if len(word) > _MAX_WORD:
+                self._reject(deltas)
+                return pos
+            self._word = word
+            if pos == n:
+                return pos
+            if word and self._stage == _NAME and text.startswith(CALL_ID, pos):
+                self._name, self._word, self._stage = word, "", _ID
+                pos += len(CALL_ID)
+                continue
+            if word and text.startswith(ARGS, pos):
+                name, call_id = (self._name, word) if self._stage == _ID else (word, None)
+                self._stage = _VALUE
+                self._begin_call()
+                self._emit_delta(deltas, name=name, call_id=call_id)
+                self._scanner.reset()
+                self._parts = []
+                return pos + len(ARGS)
+            if not final and at_partial(text, pos, ARGS, CALL_ID):
+                return pos
+            self._reject(deltas)  # prose after the marker: the block is text
+            return pos
+
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        scanner = self._scanner
+        if not scanner.started:
+            while pos < len(text) and text[pos] in WHITESPACE:
+                pos += 1
+        end = scanner.scan(text, pos, final)
+        if end > pos:
+            if scanner.container:
+                self._emit_delta(deltas, arguments=text[pos:end])
+            else:
+                self._parts.append(text[pos:end])
+            pos = end
+        if not scanner.done:
+            if scanner.in_string and scanner.container and self.call_named:
+                self.fast_feed = self._string_run_feeder
+            return pos
+        if scanner.broken:  # ``[ARGS]`` not followed by JSON: the call has no arguments
+            self._reject(deltas)
+            return pos
+        if self._parts:
+            self._emit_delta(deltas, arguments=self._normalize_scalar_arguments("".join(self._parts)))
+            self._parts = []
+        self._end_call(deltas)
+        self._payload_closed = True
+        return pos
+
+    def _finish_payload(self, deltas: Deltas) -> None:
+        if self._form == _NAMED and self._parts:
+            self._emit_delta(deltas, arguments="".join(self._parts))  # truncated: as written
+            self._parts = []
+        super()._finish_payload(deltas)
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        """The v11+ form, as Ministral 3's template writes it: one marker per call."""
+        return "".join(f"{TOOL_CALLS}{name}{ARGS}{arguments}" for name, arguments in calls)
+
+    @classmethod
+    def render_array(cls, calls: list[tuple[str, str]]) -> str:
+        """The pre-v11 form: one JSON array of envelopes after a single marker."""
+        if not calls:
+            return ""
+        body = ", ".join(
+            f'{{"name": {json.dumps(name, ensure_ascii=False)}, "arguments": {arguments}}}' for name, arguments in calls
+        )
+        return f"{TOOL_CALLS}[{body}]"
