@@ -1,0 +1,92 @@
+"""Every family preset on the simulated engine: what it renders, its parser reads back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+pytest.importorskip("orjson")
+pytest.importorskip("starlette")
+
+from lmparse.serve import openai as oa  # noqa: E402
+from lmparse.serve.app import simulated_binding  # noqa: E402
+from lmparse.serve.families import FAMILIES, missing_parsers  # noqa: E402
+from lmparse.serve.runner import ChatRunner  # noqa: E402
+from lmparse.serve.tokenizer import PseudoTokenizer  # noqa: E402
+
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
+                                         "metric": {"type": "boolean"}}, "required": ["city"]}}},
+    {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {}}}},
+]
+
+
+def family_params() -> list:
+    return [pytest.param(name, marks=pytest.mark.skipif(bool(missing_parsers(family)), reason=(
+        f"{name}: {', '.join(missing_parsers(family))} not registered yet"))) for name, family in FAMILIES.items()]
+
+
+@pytest.fixture(scope="module")
+def bindings():
+    return {}
+
+
+def binding_for(bindings, name):
+    if name not in bindings:
+        bindings[name] = simulated_binding(FAMILIES[name])
+    return bindings[name]
+
+
+def reply(binding, text, thinking=None, **extra):
+    body = {"messages": [{"role": "user", "content": text}], "tools": TOOLS, **extra}
+    if thinking is not None:
+        body["chat_template_kwargs"] = {"enable_thinking": thinking}
+    request, opts = oa.parse_request(body, binding.name, "reasoning_content")
+
+    async def go():
+        runner = ChatRunner(binding.engine.start(request), binding.new_parser(request.parser_request))
+        return await oa.complete_response(runner, opts)
+
+    message = asyncio.run(go())["choices"][0]["message"]
+    calls = [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in message.get("tool_calls", [])]
+    return message.get("content"), message.get("reasoning_content"), calls
+
+
+@pytest.mark.parametrize("name", family_params())
+def test_simulated_replies_parse_back_for_every_family(bindings, name):
+    b = binding_for(bindings, name)
+    content, _, calls = reply(b, "hello there")
+    assert content.startswith('You said: "hello there"') and calls == []
+    _, _, calls = reply(b, "get_weather city=Paris days=2 metric=true, and get_time")
+    assert calls == [("get_weather", {"city": "Paris", "days": 2, "metric": True}), ("get_time", {})]
+    _, _, calls = reply(b, "hello", tool_choice={"type": "function", "function": {"name": "get_time"}})
+    assert calls == [("get_time", {})]
+
+
+@pytest.mark.parametrize("name", family_params())
+def test_thinking_families_reason_and_can_call_inside_reasoning(bindings, name):
+    b = binding_for(bindings, name)
+    if not b.engine.thinking_on(oa.parse_request({"messages": [{"role": "user", "content": "x"}],
+                                                  "chat_template_kwargs": {"enable_thinking": True}},
+                                                 name, "reasoning_content")[0]):
+        pytest.skip(f"{name} does not reason")
+    content, reasoning, calls = reply(b, "hello there", thinking=True)
+    assert reasoning and content.startswith("You said:") and calls == []
+    content, reasoning, calls = reply(b, "get_weather city=Oslo while thinking", thinking=True)
+    assert calls == [("get_weather", {"city": "Oslo"})]
+    assert "while I think" in reasoning and "settles it" in reasoning
+
+
+def test_pseudo_tokenizer_keeps_markers_whole_and_text_in_short_pieces():
+    tok = PseudoTokenizer("t", ["<tool_call>", "</tool_call>"])
+    text = 'ab <tool_call>\n{"name": "Paris"}</tool_call><|im_end|><｜DSML｜invoke name="x">'
+    steps = tok.steps(text)
+    pieces = [s[0] for s in steps]
+    assert "".join(pieces) == text
+    for marker in ("<tool_call>", "</tool_call>", "<|im_end|>", "｜DSML｜"):
+        assert marker in pieces
+    assert all(len(p) <= 5 for p in pieces if not p.startswith(("<", "｜")))
+    assert tok.count(text) == len(steps) and steps == tok.steps(text)  # deterministic ids
