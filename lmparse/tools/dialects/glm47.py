@@ -1,8 +1,12 @@
 """GLM-4.5 / 4.6 / 4.7 / 5: ``<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>``.
 
-GLM-4.5/4.6 put a newline after NAME and after each pair; 4.7 writes them inline; a
-call without arguments is ``<tool_call>NAME</tool_call>``.  Every tag is one token
-in both GLM vocabularies, so no proper prefix ends a chunk at a token boundary.
+The GLM-4.5 and 4.6 templates put a newline after NAME and after each pair and start
+every block on a new line (a call without arguments is ``<tool_call>NAME\n</tool_call>``);
+the 4.7 template writes everything inline, blocks back to back, and a call without
+arguments as ``<tool_call>NAME</tool_call>``.  Both parse the same way.  Values are
+strings as written, anything else as JSON.  Every tag (``<think>`` too) is one token in
+both GLM vocabularies (glm-4.5, glm-4.7-flash), so no proper prefix ends a chunk at a
+token boundary.
 """
 
 from __future__ import annotations
@@ -20,26 +24,36 @@ END_ARG_VALUE = "</arg_value>"
 _NAME_END = re.compile(r"[\n<]")
 
 
-@ToolParserManager.register_module(["glm47", "glm45", "glm4.5"])
+@ToolParserManager.register_module("glm47")
 class Glm47ToolParser(XmlToolParser):
     tool_open_tags = ("<tool_call>",)
     tool_close_tag = "</tool_call>"
+    tool_close_prefixes = ()
     arg_value_close = END_ARG_VALUE
+    arg_value_close_prefixes = ()
     # Newlines in the 4.5/4.6 layout, inline in 4.7.
     render_newlines = False
 
     def _consume_function(self, payload, pos, final):
         pos = skip_ws(payload, pos)
         stop = _NAME_END.search(payload, pos)
+        end = len(payload) if stop is None else stop.start()
+        name = payload[pos:end].strip()
+        if any(c.isspace() for c in name):
+            return MALFORMED  # prose, not a function name (rejected early: never held long)
         if stop is None:
             return None  # even at the end of input: a name without its terminator may be cut short
-        end = stop.start()
-        name = payload[pos:end].strip()
         if not name:
             return pos, None, "done"
-        if any(c.isspace() for c in name):
-            return MALFORMED  # prose, not a function name
-        return end, name, "done" if payload.startswith(self.tool_close_tag, end) else "arg_start"
+        # A name counts once the syntax after it is confirmed: ``<tool_call> x <tool_call>`` is prose.
+        after = skip_ws(payload, end)
+        if payload.startswith(ARG_KEY, after):
+            return end, name, "arg_start"
+        if payload.startswith(self.tool_close_tag, after):
+            return end, name, "done"
+        if after == len(payload):
+            return (end, name, "arg_start") if final else None
+        return None if at_partial(payload, after, ARG_KEY, self.tool_close_tag) else MALFORMED
 
     def _consume_arg_start(self, payload, pos):
         pos = skip_ws(payload, pos)
@@ -72,4 +86,11 @@ class Glm47ToolParser(XmlToolParser):
                 f"{ARG_KEY}{k}{END_ARG_KEY}{nl}{ARG_VALUE}{v}{END_ARG_VALUE}{nl}" for k, v in argument_items(arguments)
             )
             out.append(f"{cls.tool_open_tags[0]}{name}{nl}{pairs}{cls.tool_close_tag}")
-        return "\n".join(out)
+        return nl.join(out)  # 4.5/4.6 start each block on a new line; 4.7 writes them back to back
+
+
+@ToolParserManager.register_module(["glm45", "glm4.5"])
+class Glm45ToolParser(Glm47ToolParser):
+    """Parses exactly as GLM-4.7; renders the GLM-4.5/4.6 newline layout."""
+
+    render_newlines = True

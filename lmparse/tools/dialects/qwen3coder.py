@@ -1,14 +1,19 @@
 """Qwen3-Coder / Qwen3.5: ``<tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>``.
 
 V is raw text that may span lines; one newline after ``<parameter=K>`` and one before
-``</parameter>`` are formatting.  In every Qwen tokenizer ``</parameter>`` is the
-tokens ``</``, ``parameter``, ``>``; ``<tool_call>`` and ``</tool_call>`` are single tokens.
+``</parameter>`` are formatting.  The official template writes objects and arrays as
+JSON and every other non-string with Jinja's ``string`` filter (``True``, ``None``).
+
+In every Qwen tokenizer ``</parameter>`` is the tokens ``</``, ``parameter``, ``>``;
+``<tool_call>`` and ``</tool_call>`` are single tokens.
 """
 
 from __future__ import annotations
 
+import json
+
 from ...registry import ToolParserManager
-from ..xml import MALFORMED, XmlToolParser, argument_items
+from ..xml import MALFORMED, XmlToolParser
 from ._xml_syntax import at_partial, read_until, skip_ws
 
 FUNCTION = "<function="
@@ -55,12 +60,19 @@ class Qwen3CoderToolParser(XmlToolParser):
             return found if found is None else MALFORMED
         return found[1], found[0].strip()
 
+    @staticmethod
+    def template_text(value) -> str:
+        """A non-string value as the template writes it (strings are written raw)."""
+        return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
+
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
+        nl = "\n" if cls.value_newlines else ""
         blocks = []
         for name, arguments in calls:
             params = "".join(
-                f"{PARAMETER}{key}>\n{value}\n{END_PARAMETER}\n" for key, value in argument_items(arguments)
+                f"{PARAMETER}{key}>{nl}{v if isinstance(v, str) else cls.template_text(v)}{nl}{END_PARAMETER}\n"
+                for key, v in json.loads(arguments).items()
             )
             blocks.append(f"{cls.tool_open_tags[0]}\n{FUNCTION}{name}>\n{params}{END_FUNCTION}\n{cls.tool_close_tag}")
         return "\n".join(blocks)
