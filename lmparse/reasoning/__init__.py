@@ -75,3 +75,26 @@ class MistralReasoningParser(ReasoningParser):
 
     def starts_in_reasoning(self) -> bool:
         return False
+
+
+@ReasoningParserManager.register_module("seed-oss")
+class SeedOssReasoningParser(ReasoningParser):
+    """``<seed:think>`` ... ``</seed:think>``: the model opens reasoning itself (the
+    template's generation prompt does not), so a reply starts plain."""
+
+    start_tag = "<seed:think>"
+    end_tag = "</seed:think>"
+
+    def starts_in_reasoning(self) -> bool:
+        return False
+
+
+@ReasoningParserManager.register_module("minimax-m2")
+class MiniMaxM2ReasoningParser(ReasoningParser):
+    """The generation prompt ends in ``<think>\\n``, so the model writes only ``</think>``
+    (a single token in the MiniMax-M2 vocabulary); there is no thinking switch."""
+
+    start_tag = None
+
+    def starts_in_reasoning(self) -> bool:
+        return True

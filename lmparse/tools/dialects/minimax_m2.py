@@ -1,0 +1,76 @@
+"""MiniMax-M2.x: ``<invoke>`` elements inside ``<minimax:tool_call>`` ... ``</minimax:tool_call>``.
+
+The official template writes all calls of a turn in one block::
+
+    \\n<minimax:tool_call>\\n<invoke name="NAME">\\n<parameter name="K">V</parameter>\\n...</invoke>\\n...</minimax:tool_call>
+
+V sits directly between its tags: strings raw (newlines and all), everything else as
+JSON (``tojson``).  A call without arguments is ``<invoke name="NAME">\\n</invoke>``.
+
+Tokenization (minimax-m2 vocabulary): both outer tags are single tokens;
+``<invoke name="`` is ``<``, ``invoke``, `` name``, ``="`` (a leading space or newline
+may join the ``<``); ``</parameter>`` is ``</``, ``parameter``, ``>`` and ``</invoke>``
+is ``</``, ``invoke``, ``>``, where ``</`` may absorb the character before it.
+"""
+
+from __future__ import annotations
+
+from ...registry import ToolParserManager
+from ..xml import MALFORMED, XmlToolParser, argument_items
+from ._xml_syntax import at_partial, read_attribute, skip_ws
+
+OPEN = "<minimax:tool_call>"
+CLOSE = "</minimax:tool_call>"
+INVOKE = "<invoke name="
+END_INVOKE = "</invoke>"
+PARAMETER = "<parameter name="
+END_PARAMETER = "</parameter>"
+
+
+@ToolParserManager.register_module("minimax-m2")
+class MiniMaxM2ToolParser(XmlToolParser):
+    tool_open_tags = (OPEN,)
+    tool_close_tag = CLOSE
+    tool_close_prefixes = ()
+    arg_value_close = END_PARAMETER
+    arg_value_close_prefixes = ("</parameter", "</")
+
+    def _consume_function(self, payload, pos, final):
+        pos = skip_ws(payload, pos)
+        if payload.startswith(INVOKE, pos):
+            found = read_attribute(payload, pos + len(INVOKE))
+            if not found:
+                return found if found is None else MALFORMED
+            name, pos = found
+            return (pos, name.strip(), "arg_start") if name.strip() else MALFORMED
+        if pos == len(payload) or at_partial(payload, pos, INVOKE):
+            return None
+        return pos, None, "done"
+
+    def _consume_arg_start(self, payload, pos):
+        pos = skip_ws(payload, pos)
+        if payload.startswith(PARAMETER, pos):
+            return pos, "arg_name"
+        if payload.startswith(END_INVOKE, pos):
+            return pos + len(END_INVOKE), "done"
+        if payload.startswith(CLOSE, pos):
+            return pos, "done"  # </invoke> missing: the outer close ends the call
+        if pos == len(payload) or at_partial(payload, pos, PARAMETER, END_INVOKE, CLOSE):
+            return None
+        return MALFORMED
+
+    def _consume_arg_name(self, payload, pos):
+        found = read_attribute(payload, pos + len(PARAMETER))
+        if not found:
+            return found if found is None else MALFORMED
+        return found[1], found[0].strip()
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        invokes = "".join(
+            f'{INVOKE}"{name}">\n'
+            + "".join(f'{PARAMETER}"{key}">{value}{END_PARAMETER}\n' for key, value in argument_items(arguments))
+            + f"{END_INVOKE}\n"
+            for name, arguments in calls
+        )
+        return f"{OPEN}\n{invokes}{CLOSE}" if calls else ""
