@@ -209,6 +209,8 @@ class BaseResponseParser(ResponseParser):
                 self._intervals.append((self._reasoning_from, self._base + start))
                 self._reasoning_from = None
                 self._mode = _PLAIN
+            elif mode == _REASONING and not self._fresh:
+                self._emit_text(deltas, mode, tag)  # text came first: not a leading tag, just text
             else:  # the reasoning open tag: enter reasoning, or drop a leading one
                 self._mode = _REASONING
                 self._reasoning_from = self._base + end
@@ -226,7 +228,8 @@ class BaseResponseParser(ResponseParser):
     def _emit_text(self, deltas: Deltas, mode: int, text: str) -> None:
         if not text:
             return
-        self._fresh = False
+        if not text.isspace():  # GLM-4.6 replies open with "\n<think>": the tag is still the leading one
+            self._fresh = False
         if deltas:
             last = deltas[-1][0]
             if mode == _PLAIN:

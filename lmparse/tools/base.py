@@ -130,8 +130,9 @@ class ToolParser:
         if not final and (pos == n or text.endswith(self.tool_close_prefixes) or close.startswith(text[pos:])):
             return start  # whitespace and maybe a partial close tag: wait
         # Text that is not the close tag: the block ended without it; the text is not ours.
+        # At the end of input, whitespace and a cut-off close tag are the block's own.
         self.block_closed = True
-        return start
+        return n if close.startswith(text[pos:]) else start
 
     # ---- dialect hooks ------------------------------------------------------------
 
