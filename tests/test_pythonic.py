@@ -1,0 +1,269 @@
+r"""The pythonic tool dialect (``[f(a=1, b="x"), g()]``, Llama 4's ``<|python_start|>`` wrapper)
+against DESIGN.md §7.
+
+Every case runs whole, one character per chunk, under seeded random chunkings and at every
+real token boundary of the Llama 3.2 tokenizer, through the shared validator.  No official
+template in the test data renders pythonic calls (Llama 3.2's renders JSON), so the render
+round trip is the hypothesis test at the end.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import keyword
+import random
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from lmparse import ToolParserManager, create_parser
+
+from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
+from .support.tokenizers import real_token_chunkings
+
+TOKENIZERS = ("llama-3.2",)
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("f", "g", "get_weather")]
+REQUEST = {"tools": TOOLS}
+START, END = "<|python_start|>", "<|python_end|>"
+
+
+def check(text: str, expected: Expected, request=REQUEST, reasoning=None):
+    def make():
+        return create_parser(tool_parser="pythonic", reasoning_parser=reasoning, request=request)
+
+    return check_parse(make, text, expected, real_token_chunkings(text, TOKENIZERS))
+
+
+def calls(*pairs: tuple[str, str]) -> Expected:
+    return Expected(None, None, list(pairs))
+
+
+STRINGS = (  # each piece one string argument: quotes, triple quotes, escapes, raw and prefixed
+    r'[f(s="a)b]c, d=\"e\"", ' + r"t='it\'s (x', " + r'u="""tri"ple""quote""", ' + r"v='''''', "
+    + r"w='a\\', " + r'x="\"", y=r"\d", ' + r"z=u'é😀')]"
+)
+STRINGS_JSON = json.dumps(
+    {"s": 'a)b]c, d="e"', "t": "it's (x", "u": 'tri"ple""quote', "v": "", "w": "a\\", "x": '"', "y": "\\d", "z": "é😀"},
+    ensure_ascii=False,
+)
+
+CASES = [
+    ("bare_call", '[get_weather(city="Paris", days=3)]', calls(("get_weather", '{"city": "Paris", "days": 3}'))),
+    ("bare_call_leading_whitespace", '\n [f(a=1)]', calls(("f", '{"a": 1}'))),
+    ("two_calls", "[f(a=1), g()]", calls(("f", '{"a": 1}'), ("g", "{}"))),
+    ("no_argument_call", "[g()]", calls(("g", "{}"))),
+    ("duplicate_keywords_kept_in_order", "[f(b=1, a=2, b=3)]", calls(("f", '{"b": 1, "a": 2, "b": 3}'))),
+    (
+        "literal_types_become_json",
+        "[f(i=-3, x=1.5e3, t=True, n=None, l=[1, 'two', (3, 4)], d={'k': [False], 1: {}}, e=-0.5)]",
+        calls(("f", '{"i": -3, "x": 1500.0, "t": true, "n": null, "l": [1, "two", [3, 4]], "d": {"k": [false], "1": {}}, "e": -0.5}')),
+    ),
+    ("string_literals_with_syntax_inside", STRINGS, calls(("f", STRINGS_JSON))),
+    ("python_end_inside_string_is_data", START + '[f(s="<|python_end|>])")]' + END, calls(("f", '{"s": "<|python_end|>])"}'))),
+    ("space_before_parenthesis", "[f (a=1)]", calls(("f", '{"a": 1}'))),
+    ("pretty_printed_list", "[\n  f(\n    a=1,\n  ),\n  g()\n]", calls(("f", '{"a": 1}'), ("g", "{}"))),
+    ("trailing_comma_in_list", "[f(a=1),]", calls(("f", '{"a": 1}'))),
+    ("unknown_name_dropped_dense_index", "[zzz(a=1), g()]", calls(("g", "{}"))),
+    ("positional_argument_dropped", "[f(1), g()]", calls(("g", "{}"))),
+    ("non_literal_value_dropped", "[f(a=x + 1), g()]", calls(("g", "{}"))),
+    ("value_without_json_form_dropped", "[f(a={1, 2}), g(b=b'x'), f(c=1e999), g()]", calls(("g", "{}"))),
+    ("invalid_call_alone_is_text", "[print(x)]", Expected("[print(x)]")),
+    ("list_of_numbers_is_text", "[1, 2]", Expected("[1, 2]")),
+    ("prose_in_brackets_is_text", "[Note: see below] ok", Expected("[Note: see below] ok")),
+    ("markdown_link_is_text", "[docs](https://x.y/z) say so", Expected("[docs](https://x.y/z) say so")),
+    ("call_shaped_prose_is_text", "[see (this) page]", Expected("[see (this) page]")),
+    ("empty_list_is_text", "[]", Expected("[]")),
+    ("list_later_in_reply_is_content", "Sure: [f(a=1)]", Expected("Sure: [f(a=1)]")),
+    ("text_after_list", "[f(a=1)] Done.", Expected(" Done.", None, [("f", '{"a": 1}')])),
+    ("non_call_element_ends_the_block", "[f(a=1), 2, g()]", Expected(" 2, g()]", None, [("f", '{"a": 1}')])),
+    ("truncated_second_call_dropped", '[f(a=1), g(b="x', calls(("f", '{"a": 1}'))),
+    ("truncated_first_call_is_text", '[f(a="x', Expected('[f(a="x')),
+    ("truncated_list_keeps_its_calls", "[f(a=1)", calls(("f", '{"a": 1}'))),
+    ("plain_text", "The weather is fine.", Expected("The weather is fine.")),
+    ("python_start_wrapped", START + "[f(a=1)]" + END, calls(("f", '{"a": 1}'))),
+    ("python_start_then_text", START + "[f(a=1)]" + END + "Done.", Expected("Done.", None, [("f", '{"a": 1}')])),
+    ("python_start_without_end", START + "[f(a=1)]", calls(("f", '{"a": 1}'))),
+    ("python_start_code_is_text", START + "print(1)" + END, Expected(START + "print(1)" + END)),
+    ("content_then_python_start", "Let me check. " + START + "[f(a=1)]" + END, Expected("Let me check. ", None, [("f", '{"a": 1}')])),
+    (
+        "two_python_blocks_newline",
+        START + "[f()]" + END + "\n" + START + "[g()]" + END,
+        calls(("f", "{}"), ("g", "{}")),
+    ),
+]
+
+
+@pytest.mark.parametrize("case_id,text,expected", CASES, ids=[c[0] for c in CASES])
+def test_pythonic(case_id, text, expected):
+    check(text, expected)
+
+
+def block(text: str) -> str:
+    return START + text + END
+
+
+REASONING_CASES = [
+    ("call_nested_in_reasoning", "think" + block("[f(a=1)]") + "more</think>answer", Expected("answer", "thinkmore", [("f", '{"a": 1}')])),
+    ("filtered_call_nested_in_reasoning", "think" + block("[zzz(a=1)]") + "more</think>answer", Expected("answer", "thinkmore")),
+    ("reasoning_after_tool", "r</think>" + block("[f()]") + "<think>again</think>ok", Expected("ok", "ragain", [("f", "{}")])),
+    ("missing_reasoning_close", "think" + block("[f(a=1)]") + "\nmore", Expected(None, "think\nmore", [("f", '{"a": 1}')])),
+    ("reasoning_content_tool_in_one_reply", "<think>a</think>b" + block("[f(x=1)]"), Expected("b", "a", [("f", '{"x": 1}')])),
+    ("bare_list_after_reasoning_is_content", "a</think>[f(a=1)]", Expected("[f(a=1)]", "a")),
+]
+
+
+@pytest.mark.parametrize("case_id,text,expected", REASONING_CASES, ids=[c[0] for c in REASONING_CASES])
+def test_pythonic_with_reasoning(case_id, text, expected):
+    check(text, expected, reasoning="default")
+
+
+REQUEST_CASES = [
+    ("tool_choice_none_keeps_markup", "[f(a=1)]", Expected("[f(a=1)]"), {"tools": TOOLS, "tool_choice": "none"}),
+    ("no_tools_keeps_markup", block("[f(a=1)]"), Expected(block("[f(a=1)]")), {}),
+    (
+        "named_choice_filters_others",
+        "[f(a=1), g()]",
+        calls(("g", "{}")),
+        {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "g"}}},
+    ),
+    ("dotted_name_without_request", "[functions.lookup(q='x')]", calls(("functions.lookup", '{"q": "x"}')), None),
+]
+
+
+@pytest.mark.parametrize("case_id,text,expected,request_", REQUEST_CASES, ids=[c[0] for c in REQUEST_CASES])
+def test_pythonic_request_switches(case_id, text, expected, request_):
+    check(text, expected, request=request_)
+
+
+def test_alias_llama4_pythonic():
+    assert ToolParserManager.get("llama4-pythonic") is ToolParserManager.get("pythonic")
+
+
+def test_dropped_calls_are_recorded_once_the_block_holds_a_call():
+    p = create_parser(tool_parser="pythonic", request=REQUEST)
+    p.parse_complete("[f(1), zzz(a=1), g(a=x), f(**k), f(a=1), g(b=")
+    assert [(d.name, d.reason) for d in p.dropped] == [
+        ("f", "positional argument"),
+        ("zzz", "not among the request's tools"),
+        ("g", "argument 'a' is not a literal with a JSON form"),
+        ("f", "** argument"),
+        ("g", "cut off by the end of input"),
+    ]
+
+
+def test_a_block_without_a_call_records_nothing():
+    p = create_parser(tool_parser="pythonic", request=REQUEST)
+    assert p.parse_complete("[print(x), 2]").content == "[print(x), 2]"
+    assert p.dropped == []
+
+
+def test_each_call_is_emitted_when_its_parenthesis_closes():
+    p = create_parser(tool_parser="pythonic", request=REQUEST)
+    seen = []
+    for chunk in ['[f(a="x")', ", g(", "b=2", ")", "]"]:
+        seen.append([(tc.index, tc.function.name, tc.function.arguments) for d, _ in p.stream_chunk(chunk) for tc in d.tool_calls or ()])
+    assert seen == [[(0, "f", '{"a": "x"}')], [], [], [(1, "g", '{"b": 2}')], []]
+
+
+# ---- a long string argument: bounded router buffer, each call out at its ")" -----------------
+
+def test_long_string_argument_keeps_the_router_buffer_small():
+    r"""A call is emitted whole at its ")" (it is valid only then), so a 1 MiB value cannot
+    stream early; what matters is that the scanner owns the call's text (the router's
+    buffer stays small) and that the first call is out before the second has arrived."""
+    line = r'The quick brown fox (jumps) [over] {3} < 4 lazy dogs; é 😀 \\ \" it\'s\n'
+    value = (line * ((1 << 20) // len(line) + 1))[: 1 << 20]
+    value = value[: len(value) - 1] if value.endswith("\\") else value
+    text = f'[f(s="{value}"), g(s="{value}")]'
+    first_end = text.index("), g(") + 1
+    parser = create_parser(tool_parser="pythonic", request=REQUEST)
+    deltas, first_at, max_pending = [], None, 0
+    step = 1024
+    for i in range(0, len(text), step):
+        out = parser.stream_chunk(text[i : i + step], final=i + step >= len(text))
+        deltas.extend(out)
+        max_pending = max(max_pending, len(parser._pending))
+        if first_at is None and out:
+            first_at = i + step
+    check_invariants(deltas)
+    decoded = ast.literal_eval(f'"{value}"')
+    content, reasoning, got = folded(deltas)
+    assert content is None and [(n, json.loads(a)) for n, a in got] == [("f", {"s": decoded}), ("g", {"s": decoded})]
+    assert first_end <= first_at < first_end + step
+    assert max_pending < 256
+
+
+# ---- hypothesis: render() round trips ----------------------------------------------------------
+
+def identifier(pattern: str):
+    return st.from_regex(pattern, fullmatch=True).filter(lambda s: not any(keyword.iskeyword(p) for p in s.split(".")))
+
+
+names = identifier(r"[A-Za-z_][A-Za-z0-9_]{0,10}(\.[A-Za-z_][A-Za-z0-9_]{0,5})?")
+keys = identifier(r"[A-Za-z_][A-Za-z0-9_]{0,8}")
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=5), kids, max_size=3),
+    max_leaves=10,
+)
+call_lists = st.lists(st.tuples(names, st.dictionaries(keys, json_values, max_size=4)), min_size=1, max_size=3)
+prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<"), max_size=30)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+def round_trip(text: str, reasoning_parser, expected_text: tuple, expected_calls: list, seed: int) -> None:
+    def make():
+        return create_parser(tool_parser="pythonic", reasoning_parser=reasoning_parser)
+
+    for chunks in ([text], list(text), random_chunks(text, random.Random(seed), 9)):
+        deltas = feed(make(), chunks)
+        check_invariants(deltas)
+        content, reasoning, got = folded(deltas)
+        assert (content, reasoning) == expected_text
+        assert [(n, json.loads(a)) for n, a in got] == expected_calls
+
+
+@SETTINGS
+@given(call_lists, prose, st.integers(0, 1000))
+def test_bare_render_round_trip(call_list, tail, seed):
+    # A tail that is only blanks may count as the block's own at the end of input.
+    assume(not tail[:1].isspace() and not tail.lstrip().startswith("<"))
+    wire = ToolParserManager.get("pythonic").render([(n, json.dumps(a)) for n, a in call_list])
+    round_trip(wire + tail, None, (tail or None, None), call_list, seed)
+
+
+@SETTINGS
+@given(call_lists, prose, prose, st.integers(0, 1000))
+def test_wrapped_render_round_trip(call_list, reasoning, content, seed):
+    assume("</think>" not in reasoning and "<think>" not in content)
+    wire = ToolParserManager.get("pythonic").render([(n, json.dumps(a)) for n, a in call_list])
+    text = f"{reasoning}</think>{content}{START}{wire}{END}"
+    round_trip(text, "default", (content or None, reasoning or None), call_list, seed)
+
+
+def literal_forms(value: str) -> list[str]:
+    """Ways Python writes ``value``: repr (single quotes, escapes), JSON-style, triple-quoted, raw."""
+    forms = [repr(value), json.dumps(value, ensure_ascii=False)]
+    plain = all(c == "\n" or c.isprintable() for c in value)
+    for q in ("'''", '"""'):
+        if plain and q[0] not in value and "\\" not in value:
+            forms.append(q + value + q)
+    if value.isprintable() and "\\" in value and "'" not in value and not value.endswith("\\"):
+        forms.append("r'" + value + "'")
+    return forms
+
+
+string_values = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from(list("'\"\\()[]{},\n")), max_size=12
+)
+
+
+@SETTINGS
+@given(st.dictionaries(keys, string_values, max_size=4), st.data())
+def test_string_literal_forms_round_trip(values, data):
+    args = ", ".join(f"{k}={data.draw(st.sampled_from(literal_forms(v)))}" for k, v in values.items())
+    text = f"[f({args}), g()]"
+    expected = json.dumps(values, ensure_ascii=False)
+    check_parse(lambda: create_parser(tool_parser="pythonic"), text, Expected(None, None, [("f", expected), ("g", "{}")]))
