@@ -27,6 +27,8 @@ bench: venv
 	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
 	$(PYTHON) -m bench --peers
 
-# Until the HTTP server lands this streams a demo reply through the parser.
+# OpenAI + Anthropic server on the simulated model (no weights, nothing downloaded): it prints
+# a ready-to-paste curl and Python example. `make serve SERVE_ARGS="--family glm47 --port 9000"`.
+SERVE_ARGS ?= --family qwen3
 serve: venv
-	$(VENV)/bin/lmparse demo
+	$(VENV)/bin/lmparse serve $(SERVE_ARGS)

@@ -53,6 +53,7 @@ def _families(args: argparse.Namespace) -> list:
 
 
 def banner(url: str, model: str, key: str | None) -> str:
+    """The ready-to-paste examples printed at startup (flush left: the heredoc must run as is)."""
     key_text = key or "unused"
     auth = f" -H 'Authorization: Bearer {key}'" if key else ""
     body = {"model": model, "stream": True, "tools": _EXAMPLE_TOOLS,
@@ -61,20 +62,21 @@ def banner(url: str, model: str, key: str | None) -> str:
 lmparse is serving {model} on {url}  (OpenAI /v1/chat/completions, Anthropic /v1/messages)
 
 Try it with curl:
-  curl -N {url}/v1/chat/completions -H 'Content-Type: application/json'{auth} \\
-    -d '{json.dumps(body)}'
+
+curl -N {url}/v1/chat/completions -H 'Content-Type: application/json'{auth} -d '{json.dumps(body)}'
 
 or with the openai SDK (pip install openai):
-  python - <<'EOF'
-  from openai import OpenAI
-  client = OpenAI(base_url="{url}/v1", api_key="{key_text}")
-  tools = {json.dumps(_EXAMPLE_TOOLS)}
-  with client.chat.completions.stream(model="{model}", tools=tools, messages=[
-          {{"role": "user", "content": "Call get_weather with city=Paris"}}]) as stream:
-      for event in stream:
-          if event.type == "tool_calls.function.arguments.done":
-              print("tool call:", event.name, event.arguments)
-  EOF
+
+python - <<'EOF'
+from openai import OpenAI
+client = OpenAI(base_url="{url}/v1", api_key="{key_text}")
+tools = {json.dumps(_EXAMPLE_TOOLS)}
+with client.chat.completions.stream(model="{model}", tools=tools, messages=[
+        {{"role": "user", "content": "Call get_weather with city=Paris"}}]) as stream:
+    for event in stream:
+        if event.type == "tool_calls.function.arguments.done":
+            print("tool call:", event.name, event.arguments)
+EOF
 """
 
 
