@@ -226,7 +226,9 @@ class XmlToolParser(ToolParser):
             if self.value_newlines and pos < n and text[pos] == "\n":
                 pos += 1
             if pos >= n and not final:
-                return start  # the first character decides (a quote means a buffered literal); the newline is stripped once
+                # The first character decides (a quote means a buffered literal); the
+                # protocol newline stays unconsumed until then, so it is stripped once.
+                return start
             self._value_fresh = False
             if self._value_mode == _STREAM:
                 if pos < n and text[pos] == '"':

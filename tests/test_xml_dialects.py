@@ -1,0 +1,496 @@
+"""The XML-like tool dialects (qwen3coder, glm45/glm47, seed-oss, minimax-m2) against DESIGN.md §7.
+
+Every case runs whole, one character per chunk, under seeded random chunkings and at
+every real token boundary of the family's tokenizers (Seed-OSS has no public
+tokenizer: arbitrary chunkings only), through the shared validator.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from lmparse import ToolParserManager, create_parser
+
+from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
+from .support.tokenizers import real_token_chunkings
+from .xml_wire import GLM45, GLM47, MINIMAX_M2, QWEN3CODER, SEED_OSS, WIRES, XmlWire
+
+PROPERTIES = {
+    "get_weather": {"city": {"type": "string"}, "days": {"type": "integer"}},
+    "f": {},  # no declared properties: every value is a string
+    "g": {},
+    "typed": {
+        "i": {"type": "integer"},
+        "n": {"type": "number"},
+        "b": {"type": "boolean"},
+        "z": {"type": "null"},
+        "a": {"type": "array"},
+        "o": {"type": "object"},
+        "u": {"type": ["integer", "null"]},
+        "v": {"anyOf": [{"type": "null"}, {"type": "number"}]},
+        "s": {"type": "string"},
+    },
+}
+TOOLS = [
+    {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": p}}}
+    for n, p in PROPERTIES.items()
+]
+REQUEST = {"tools": TOOLS}
+
+
+def check(wire: XmlWire, text: str, expected: Expected, request=REQUEST):
+    def make():
+        return create_parser(tool_parser=wire.name, reasoning_parser=wire.reasoning, request=request)
+
+    return check_parse(make, text, expected, real_token_chunkings(text, wire.tokenizers))
+
+
+W = '{"city": "Paris", "days": 3}'
+WEATHER = [("city", "Paris"), ("days", "3")]
+
+
+def typed_cases():
+    """(id, key, value as written, JSON expected) under the ``typed`` tool's schema."""
+    yield "integer", "i", "42", "42"
+    yield "negative_integer", "i", "-7", "-7"
+    yield "number", "n", "2.5", "2.5"
+    yield "number_exponent", "n", "1e-07", "1e-07"
+    yield "boolean", "b", "true", "true"
+    yield "boolean_python_spelling", "b", "False", "false"
+    yield "null", "z", "null", "null"
+    yield "array", "a", '[1, "x", null]', '[1, "x", null]'
+    yield "object", "o", '{"k": [1, {"m": true}]}', '{"k": [1, {"m": true}]}'
+    yield "object_python_literal", "o", "{'k': True, 'n': None}", '{"k": true, "n": null}'
+    yield "union_integer", "u", "7", "7"
+    yield "union_null", "u", "null", "null"
+    yield "union_null_python_spelling", "u", "None", "null"
+    yield "anyof_number", "v", "3.25", "3.25"
+    yield "integer_that_fails_stays_string", "i", "many", '"many"'
+    yield "array_that_fails_stays_string", "a", "[1, 2", '"[1, 2"'
+    yield "typed_value_with_spaces", "i", " 5 ", "5"
+    yield "string_type_keeps_digits", "s", "0123", '"0123"'
+    yield "string_json_literal_unquoted", "s", '"Chen"', '"Chen"'
+
+
+def cases(w: XmlWire):
+    """(id, text, expected, request) for one XML dialect."""
+    r0, rc = w.think_open, w.think_close
+    starts_plain = bool(r0)  # seed-oss: reasoning only after its open tag
+    if starts_plain:
+        yield "content_only", "Hello, world.", Expected("Hello, world."), REQUEST
+    else:
+        yield "reasoning_only", "Hello, world.", Expected(reasoning="Hello, world."), REQUEST
+    yield "reasoning_then_content", f"{r0}plan{rc}\n\nAnswer.", Expected("\n\nAnswer.", "plan"), REQUEST
+    yield (
+        "one_call_after_reasoning",
+        f"{r0}r{rc}" + w.call("get_weather", WEATHER),
+        Expected(None, "r", [("get_weather", W)]),
+        REQUEST,
+    )
+    yield (
+        "content_then_call",
+        f"{r0}{rc}Let me check.\n" + w.call("get_weather", WEATHER),
+        Expected("Let me check.\n", None, [("get_weather", W)]),
+        REQUEST,
+    )
+    yield "no_argument_call", f"{r0}{rc}" + w.call("g"), Expected(None, None, [("g", "{}")]), REQUEST
+    dup = [("a", "1"), ("b", "x"), ("a", "2")]
+    yield (
+        "duplicate_parameters_kept_in_order",
+        f"{r0}{rc}" + w.call("f", dup),
+        Expected(None, None, [("f", '{"a": "1", "b": "x", "a": "2"}')]),
+        REQUEST,
+    )
+    yield (
+        "untyped_values_stay_strings",
+        f"{r0}{rc}" + w.call("f", [("n", "3"), ("t", "true"), ("o", "{}")]),
+        Expected(None, None, [("f", '{"n": "3", "t": "true", "o": "{}"}')]),
+        REQUEST,
+    )
+    yield (
+        "multiline_value",
+        f"{r0}{rc}" + w.call("f", [("code", "def f():\n    return 1 < 2\n\n# end")]),
+        Expected(None, None, [("f", '{"code": "def f():\\n    return 1 < 2\\n\\n# end"}')]),
+        REQUEST,
+    )
+    angle = 'a <b> </para </ <div class="x"> \\ "q" é 😀'
+    yield (
+        "value_with_markup_like_text",
+        f"{r0}{rc}" + w.call("f", [("s", angle)]),
+        Expected(None, None, [("f", json.dumps({"s": angle}, ensure_ascii=False))]),
+        REQUEST,
+    )
+    yield "empty_value", f"{r0}{rc}" + w.call("f", [("s", "")]), Expected(None, None, [("f", '{"s": ""}')]), REQUEST
+    yield (
+        "json_string_literal_unquoted",
+        f"{r0}{rc}" + w.call("f", [("name", '"Chen"')]),
+        Expected(None, None, [("f", '{"name": "Chen"}')]),
+        REQUEST,
+    )
+    yield (
+        "close_tag_inside_value_is_data",
+        f"{r0}{rc}" + w.call("f", [("s", f"x {w.close} y {w.open}")]),
+        Expected(None, None, [("f", json.dumps({"s": f"x {w.close} y {w.open}"}))]),
+        REQUEST,
+    )
+    for case_id, key, written, value in typed_cases():
+        yield (
+            f"typed_{case_id}",
+            f"{r0}{rc}" + w.call("typed", [(key, written)]),
+            Expected(None, None, [("typed", f'{{"{key}": {value}}}')]),
+            REQUEST,
+        )
+    yield (
+        "two_calls_in_separate_blocks",
+        f"{r0}{rc}" + w.calls(("get_weather", WEATHER), ("g", ())),
+        Expected(None, None, [("get_weather", W), ("g", "{}")]),
+        REQUEST,
+    )
+    yield (
+        "two_blocks_blank_line",
+        f"{r0}{rc}" + w.call("get_weather", WEATHER) + "\n\n" + w.call("g"),
+        Expected(None, None, [("get_weather", W), ("g", "{}")]),
+        REQUEST,
+    )
+    yield (
+        "unknown_name_dropped_dense_index",
+        f"{r0}{rc}" + w.calls(("zzz", WEATHER), ("g", ()), ("yyy", ()), ("f", [("a", "1")])),
+        Expected(None, None, [("g", "{}"), ("f", '{"a": "1"}')]),
+        REQUEST,
+    )
+    yield (
+        "text_after_block",
+        f"{r0}{rc}" + w.call("g") + "\nDone.",
+        Expected("\nDone.", None, [("g", "{}")]),
+        REQUEST,
+    )
+    yield "trailing_newline_is_content", f"{r0}{rc}" + w.call("g") + "\n", Expected("\n", None, [("g", "{}")]), REQUEST
+    yield (
+        "call_nested_in_reasoning",
+        f"{r0}think" + w.call("get_weather", WEATHER) + f"more{rc}answer",
+        Expected("answer", "thinkmore", [("get_weather", W)]),
+        REQUEST,
+    )
+    yield (
+        "filtered_call_nested_in_reasoning",
+        f"{r0}think" + w.call("zzz", WEATHER) + f"more{rc}answer",
+        Expected("answer", "thinkmore", []),
+        REQUEST,
+    )
+    yield (
+        "missing_reasoning_close",
+        f"{r0}think" + w.call("g") + "\nmore",
+        Expected(None, "think\nmore", [("g", "{}")]),
+        REQUEST,
+    )
+    yield (
+        "reasoning_content_tool_in_one_reply",
+        f"{r0}a{rc}b" + w.call("typed", [("i", "1")]),
+        Expected("b", "a", [("typed", '{"i": 1}')]),
+        REQUEST,
+    )
+    full = w.call("get_weather", WEATHER)
+    cut = full.index("Paris") + 3
+    yield (
+        "truncated_in_string_value_closes_arguments",
+        f"{r0}{rc}ok" + full[:cut],
+        Expected("ok", None, [("get_weather", '{"city": "Par"}')]),
+        REQUEST,
+    )
+    cut = full.index(">3") + 2 if ">3" in full else full.index(">\n3") + 3
+    yield (
+        "truncated_in_typed_value_converts_what_arrived",
+        f"{r0}{rc}" + full[:cut],
+        Expected(None, None, [("get_weather", '{"city": "Paris", "days": 3}')]),
+        REQUEST,
+    )
+    cut = full.index("days") + 2
+    yield (
+        "truncated_in_parameter_tag_is_syntax",
+        f"{r0}{rc}" + full[:cut],
+        Expected(None, None, [("get_weather", '{"city": "Paris"}')]),
+        REQUEST,
+    )
+    yield (
+        "truncated_in_close_tag_is_syntax",
+        f"{r0}{rc}" + full[:-3],
+        Expected(None, None, [("get_weather", W)]),
+        REQUEST,
+    )
+    value_close = "</arg_value>" if "</arg_value>" in full else "</parameter>"
+    bad = w.call("f", [("a", "1"), ("b", "2")]).replace(value_close, value_close + "junk", 1)
+    yield (
+        "malformed_after_a_value_closes_arguments",
+        f"{r0}{rc}" + bad,
+        Expected(bad[bad.index("junk"):], None, [("f", '{"a": "1"}')]),
+        REQUEST,
+    )
+    cut = full.index("get_weather") + len("get_weather")
+    named = full[: cut + {"glm45": 1, "glm47": len("<arg_key>")}.get(w.id, 2)]  # past what confirms the name
+    yield "truncated_after_name", f"{r0}{rc}" + named, Expected(None, None, [("get_weather", "{}")]), REQUEST
+    cut = full.index("get_weather") + 3
+    yield "truncated_before_name_is_text", f"{r0}{rc}ok" + full[:cut], Expected("ok" + full[:cut]), REQUEST
+    yield "open_tag_alone_at_end_is_text", f"{r0}{rc}ok" + w.open, Expected("ok" + w.open), REQUEST
+    yield "literal_tag_in_prose", f"{r0}{rc}use {w.open} tags", Expected(f"use {w.open} tags"), REQUEST
+    yield (
+        "tag_in_prose_then_real_call",
+        f"{r0}{rc}see {w.open} x " + w.call("g"),
+        Expected(f"see {w.open} x ", None, [("g", "{}")]),
+        REQUEST,
+    )
+    text = f"{r0}{rc}" + w.call("get_weather", WEATHER)
+    none = {"tools": TOOLS, "tool_choice": "none"}
+    yield "tool_choice_none_keeps_markup", text, Expected(w.call("get_weather", WEATHER)), none
+    yield "no_tools_keeps_markup", text, Expected(w.call("get_weather", WEATHER)), {}
+    yield (
+        "named_choice_filters_others",
+        f"{r0}{rc}" + w.calls(("get_weather", WEATHER), ("g", ())),
+        Expected(None, None, [("g", "{}")]),
+        {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "g"}}},
+    )
+    if not starts_plain:
+        yield (
+            "thinking_off_starts_plain",
+            "Hi" + w.call("g"),
+            Expected("Hi", None, [("g", "{}")]) if w.reasoning != "minimax-m2" else Expected(None, "Hi", [("g", "{}")]),
+            {"tools": TOOLS, "chat_template_kwargs": {"enable_thinking": False}},
+        )
+
+
+def dialect_cases(w: XmlWire):
+    """Syntax only some dialects have."""
+    if w in (QWEN3CODER, SEED_OSS, MINIMAX_M2):
+        yield (
+            "several_calls_in_one_block",
+            w.think_open + w.think_close + w.block(("get_weather", WEATHER), ("g", ()), ("zzz", ()), ("f", [("a", "1")])),
+            Expected(None, None, [("get_weather", W), ("g", "{}"), ("f", '{"a": "1"}')]),
+            REQUEST,
+        )
+    if w is QWEN3CODER:
+        yield (
+            "value_without_protocol_newlines",
+            "</think><tool_call>\n<function=f>\n<parameter=s>x</parameter>\n</function>\n</tool_call>",
+            Expected(None, None, [("f", '{"s": "x"}')]),
+            REQUEST,
+        )
+        yield (
+            "only_one_newline_each_side_is_formatting",
+            "</think><tool_call>\n<function=f>\n<parameter=s>\n\nx\n\n</parameter>\n</function>\n</tool_call>",
+            Expected(None, None, [("f", '{"s": "\\nx\\n"}')]),
+            REQUEST,
+        )
+        yield (
+            "missing_end_function_closed_by_outer_tag",
+            "</think><tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</tool_call>",
+            Expected(None, None, [("f", '{"a": "1"}')]),
+            REQUEST,
+        )
+    if w is SEED_OSS:
+        yield (
+            "value_newlines_are_data",
+            "<seed:tool_call>\n<function=f>\n<parameter=s>\nx\n</parameter>\n</function>\n</seed:tool_call>",
+            Expected(None, None, [("f", '{"s": "\\nx\\n"}')]),
+            REQUEST,
+        )
+        yield (
+            "qwen_tool_call_tag_is_content",
+            "<tool_call>\n<function=f>\n</function>\n</tool_call>",
+            Expected("<tool_call>\n<function=f>\n</function>\n</tool_call>"),
+            REQUEST,
+        )
+    if w in (GLM45, GLM47):
+        for other in (GLM45, GLM47):
+            yield (
+                f"zero_argument_{other.id}_form",
+                "</think>" + other.call("g"),
+                Expected(None, None, [("g", "{}")]),
+                REQUEST,
+            )
+        yield (
+            "name_with_space_is_text",
+            "</think><tool_call>not a name</tool_call>",
+            Expected("<tool_call>not a name</tool_call>"),
+            REQUEST,
+        )
+        yield (
+            "key_and_value_tags_spaced_out",
+            "</think><tool_call>f\n<arg_key> a </arg_key>\n\n<arg_value>v</arg_value>\n\n</tool_call>",
+            Expected(None, None, [("f", '{"a": "v"}')]),
+            REQUEST,
+        )
+    if w is MINIMAX_M2:
+        yield (
+            "single_quoted_and_bare_names",
+            "</think><minimax:tool_call>\n<invoke name='f'>\n<parameter name=a>1</parameter>\n</invoke>\n"
+            "</minimax:tool_call>",
+            Expected(None, None, [("f", '{"a": "1"}')]),
+            REQUEST,
+        )
+        yield (
+            "missing_end_invoke_closed_by_outer_tag",
+            '</think><minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n</minimax:tool_call>',
+            Expected(None, None, [("f", '{"a": "1"}')]),
+            REQUEST,
+        )
+        yield (
+            "value_newlines_are_data",
+            '</think><minimax:tool_call>\n<invoke name="f">\n<parameter name="s">\nx\n</parameter>\n</invoke>\n'
+            "</minimax:tool_call>",
+            Expected(None, None, [("f", '{"s": "\\nx\\n"}')]),
+            REQUEST,
+        )
+
+
+ALL = [(w, *c) for w in WIRES for c in (*cases(w), *dialect_cases(w))]
+
+
+@pytest.mark.parametrize("wire,case_id,text,expected,request_", ALL, ids=[f"{a[0].id}-{a[1]}" for a in ALL])
+def test_xml_dialect(wire, case_id, text, expected, request_):
+    check(wire, text, expected, request=request_)
+
+
+def test_dropped_calls_are_recorded():
+    p = create_parser(tool_parser="minimax-m2", reasoning_parser="minimax-m2", request=REQUEST)
+    p.parse_complete("</think>" + MINIMAX_M2.block(("zzz", ()), ("g", ())))
+    assert [(d.name, d.reason) for d in p.dropped] == [("zzz", "not among the request's tools")]
+
+
+# ---- a long string value streams: early first bytes, small router buffer -----------------------
+
+@pytest.mark.parametrize("wire", WIRES, ids=[w.id for w in WIRES])
+def test_long_string_value_streams_in_bounded_memory(wire):
+    line = "The quick brown fox <jumps> over 3 < 4 lazy dogs; é 😀 \\ \"q\"\n"
+    value = (line * ((1 << 20) // len(line) + 1))[: 1 << 20]
+    text = wire.think_open + wire.think_close + wire.call("f", [("s", value)])
+    start = text.index(value)
+    parser = create_parser(tool_parser=wire.name, reasoning_parser=wire.reasoning, request=REQUEST)
+    deltas, first_value_at, max_pending = [], None, 0
+    step = 1024
+    for i in range(0, len(text), step):
+        out = parser.stream_chunk(text[i : i + step], final=i + step >= len(text))
+        deltas.extend(out)
+        max_pending = max(max_pending, len(parser._pending))
+        if first_value_at is None and any(
+            tc.function.arguments and "quick" in tc.function.arguments for d, _ in out for tc in d.tool_calls or ()
+        ):
+            first_value_at = i + step - start
+    check_invariants(deltas)
+    content, reasoning, calls = folded(deltas)
+    assert content is None and calls[0][0] == "f" and json.loads(calls[0][1]) == {"s": value}
+    assert first_value_at is not None and first_value_at < len(value) * 0.05
+    assert max_pending < 256
+
+
+# ---- hypothesis: render() round trips, with schema-typed values --------------------------------
+
+SAFE_TEXT = st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<")
+nested = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**9, 10**9) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(SAFE_TEXT, max_size=6),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(SAFE_TEXT, max_size=4), kids, max_size=3),
+    max_leaves=8,
+)
+prose = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from(list("<>/=\"\n")), max_size=30
+)
+VALUES = {
+    "string": prose,
+    "integer": st.integers(-10**15, 10**15),
+    "number": st.floats(allow_nan=False, allow_infinity=False),
+    "boolean": st.booleans(),
+    "null": st.none(),
+    "array": st.lists(nested, max_size=3),
+    "object": st.dictionaries(st.text(SAFE_TEXT, max_size=5), nested, max_size=3),
+    "integer|null": st.none() | st.integers(),
+}
+func_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,15}", fullmatch=True)
+keys = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+
+
+@st.composite
+def typed_calls(draw):
+    """[(name, {key: (schema type, value)})] with distinct names."""
+    names = draw(st.lists(func_names, max_size=3, unique=True))
+    calls = []
+    for name in names:
+        kinds = draw(st.dictionaries(keys, st.sampled_from(sorted(VALUES)), max_size=4))
+        calls.append((name, {k: (kind, draw(VALUES[kind])) for k, kind in kinds.items()}))
+    return calls
+
+
+def markers_of(wire: XmlWire) -> tuple[str, ...]:
+    return (wire.open, wire.close, "<think>", "</think>", "<seed:think>", "</seed:think>")
+
+
+def string_ok(value: str) -> bool:
+    """Values a template can write so that they read back unchanged: no value close tag, and
+    not a JSON string literal (which, by design, is unquoted)."""
+    return "</parameter>" not in value and "</arg_value>" not in value and not value.strip().startswith('"')
+
+
+@pytest.mark.parametrize("wire", WIRES, ids=[w.id for w in WIRES])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(calls=typed_calls(), reasoning=prose, content=prose, tail=prose, seed=st.integers(0, 1000))
+def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
+    for text in (reasoning, content, tail):
+        assume(not any(m in text for m in markers_of(wire)))
+    for _, args in calls:
+        assume(all(string_ok(v) for kind, v in args.values() if kind == "string"))
+    if not calls:
+        tail = ""
+    tools = [
+        {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {
+            k: {"type": ["integer", "null"] if kind == "integer|null" else kind} for k, (kind, _) in args.items()
+        }}}}
+        for name, args in calls
+    ]
+    rendered = ToolParserManager.get(wire.name).render(
+        [(name, json.dumps({k: v for k, (_, v) in args.items()}, ensure_ascii=False)) for name, args in calls]
+    )
+    text = f"{wire.think_open}{reasoning}{wire.think_close}{content}{rendered}{tail}"
+    expected_calls = [(name, {k: v for k, (_, v) in args.items()}) for name, args in calls]
+
+    def make():
+        request = {"tools": tools} if tools else None
+        return create_parser(tool_parser=wire.name, reasoning_parser=wire.reasoning, request=request)
+
+    for chunks in ([text], list(text), random_chunks(text, random.Random(seed), 9)):
+        deltas = feed(make(), chunks)
+        check_invariants(deltas)
+        got_content, got_reasoning, got_calls = folded(deltas)
+        assert (got_content, got_reasoning) == (content + tail or None, reasoning or None)
+        assert [(n, json.loads(a)) for n, a in got_calls] == expected_calls
+
+
+def fragments(wire: XmlWire):
+    """Pieces of the dialect's syntax (and of its neighbours') to build malformed replies from."""
+    pieces = [wire.open, wire.close, wire.think_open or "<think>", wire.think_close, "\n", " ", "x", "é", '"', "3",
+              "<", "</", ">", "=", "<function=", "</function>", "<parameter=", "</parameter>", "<arg_key>",
+              "</arg_key>", "<arg_value>", "</arg_value>", '<invoke name="', "</invoke>", '<parameter name="',
+              '">', "f", "get_weather", "days", "city", "{", "[1, 2]", "null", "true", wire.open[:-3], wire.close[:5]]
+    return st.lists(st.sampled_from(pieces), max_size=40).map("".join)
+
+
+@pytest.mark.parametrize("wire", WIRES, ids=[w.id for w in WIRES])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seed=st.integers(0, 1000))
+def test_malformed_replies_never_raise_and_stream_as_parsed(wire, data, seed):
+    text = data.draw(fragments(wire))
+
+    def make():
+        return create_parser(tool_parser=wire.name, reasoning_parser=wire.reasoning, request=REQUEST)
+
+    complete = make().parse_complete(text)
+    reference = (complete.content, complete.reasoning_content,
+                 [(t.function.name, t.function.arguments) for t in complete.tool_calls])
+    for _, arguments in reference[2]:
+        json.loads(arguments)  # every emitted call's arguments object is closed
+    for chunks in (list(text), random_chunks(text, random.Random(seed), 7)):
+        deltas = feed(make(), chunks)
+        check_invariants(deltas)
+        assert folded(deltas) == reference
