@@ -68,6 +68,9 @@ class ChatRunner:
         self.parse_cpu = 0.0
         self.completed = False
         self._args_started: set[int] = set()
+        # Tokens of chunks that produced only reasoning: the count when the parser has
+        # no ids to count with (stand-in ids are never given to an id-driven parser).
+        self._reasoning_chunk_tokens = 0
 
     async def run(self) -> AsyncIterator[RunnerDelta]:
         """The deltas of the response; the last one carries the finish reason.
@@ -79,10 +82,11 @@ class ChatRunner:
                 final = chunk.finish_reason is not None
                 ids = chunk.token_ids
                 out = self._parse(chunk.text, ids if ids_to_parser else None, final)
-                if ids is not None:
-                    self.usage.completion_tokens += len(ids)
-                elif chunk.text:
-                    self.usage.completion_tokens += 1
+                count = len(ids) if ids is not None else 1 if chunk.text else 0
+                self.usage.completion_tokens += count
+                if out and all(d.message.reasoning_content is not None and d.message.content is None
+                               and not d.has_tool_calls for d in out):
+                    self._reasoning_chunk_tokens += count
                 if final:
                     self.stop_sequence = chunk.stop_sequence
                     self._finish(chunk.finish_reason)
@@ -135,8 +139,8 @@ class ChatRunner:
 
     def _finish(self, reason: str) -> None:
         self.finish_reason = "tool_calls" if reason == "stop" and self.tool_calls else reason
-        reasoning = self._parser.reasoning_tokens
-        self.usage.reasoning_tokens = reasoning or 0
+        counted = self._parser.reasoning_tokens
+        self.usage.reasoning_tokens = counted if counted is not None else self._reasoning_chunk_tokens
 
     def _record(self) -> None:
         m = self._metrics

@@ -137,7 +137,10 @@ def _load_hf(path: Path) -> tuple[Callable, Callable]:
 def _load_harmony(root: Path | None) -> tuple[Callable, Callable]:
     # openai-harmony reads o200k_base.tiktoken from $TIKTOKEN_ENCODINGS_BASE; point it at
     # the test data's copy so nothing is downloaded.
-    if "TIKTOKEN_ENCODINGS_BASE" not in os.environ and root is not None and (root / "gpt-oss").is_dir():
+    if "TIKTOKEN_ENCODINGS_BASE" not in os.environ:
+        if root is None or not (root / "gpt-oss" / "o200k_base.tiktoken").is_file():
+            # Never let openai-harmony reach for its download URL: no data, no real tokens.
+            raise FileNotFoundError("o200k_base.tiktoken is not in the tokenizer test data")
         os.environ["TIKTOKEN_ENCODINGS_BASE"] = str(root / "gpt-oss")
     from openai_harmony import HarmonyEncodingName, load_harmony_encoding
 
@@ -155,6 +158,6 @@ def load_tokenizer(data_name: str | None, family: str, markers: Iterable[str] = 
             path = root / data_name / "tokenizer.json.gz"
             if path.is_file():
                 return RealTokenizer(data_name, *_load_hf(path))
-    except Exception as exc:  # a missing library or unreadable data: the pseudo-tokenizer still works
+    except Exception as exc:  # a missing library or data: the pseudo-tokenizer still works
         logger.warning("family %s: real tokenizer %s unavailable (%s); using pseudo-tokens", family, data_name, exc)
     return PseudoTokenizer(f"pseudo:{family}", markers)
