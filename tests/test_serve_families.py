@@ -90,3 +90,20 @@ def test_pseudo_tokenizer_keeps_markers_whole_and_text_in_short_pieces():
         assert marker in pieces
     assert all(len(p) <= 5 for p in pieces if not p.startswith(("<", "｜")))
     assert tok.count(text) == len(steps) and steps == tok.steps(text)  # deterministic ids
+
+
+@pytest.mark.parametrize("field,keys", [("reasoning_content", {"reasoning_content"}), ("reasoning", {"reasoning"}),
+                                        ("both", {"reasoning_content", "reasoning"})])
+def test_reasoning_field_is_configurable(bindings, field, keys):
+    import orjson
+
+    b = binding_for(bindings, "qwen3")
+    request, opts = oa.parse_request({"messages": [{"role": "user", "content": "hi"}], "stream": True}, "qwen3", field)
+
+    async def go():
+        runner = ChatRunner(b.engine.start(request), b.new_parser(request.parser_request))
+        return [chunk async for chunk in oa.stream_response(runner, opts)]
+
+    deltas = [orjson.loads(c[6:])["choices"][0]["delta"] for c in asyncio.run(go()) if c.startswith(b"data: {")]
+    seen = {k for d in deltas for k in d if k.startswith("reasoning")}
+    assert seen == keys

@@ -167,7 +167,7 @@ class _Server:
             stats = getattr(b.engine, "stats", None)
             if stats is not None:
                 metrics.add_collector(lambda b=b, stats=stats: [
-                    (f"lmparse_engine_{key}_total", f"{b.engine.name} engine counter {key} (model {b.name})", value)
+                    (f"lmparse_engine_{key}_total", f"Engine counter: {key.replace('_', ' ')}.", {"model": b.name}, value)
                     for key, value in stats().items()])
 
     # -- shared request handling --

@@ -33,23 +33,24 @@ class Metrics:
     def get(self, name: str, **labels: str) -> float:
         return self._values.get((name, tuple(sorted(labels.items()))), 0)
 
-    def add_collector(self, collect: Callable[[], Iterable[tuple[str, str, float]]]) -> None:
-        """``collect() -> [(name, help, value)]``, read at scrape time (engine counters)."""
+    def add_collector(self, collect: Callable[[], Iterable[tuple[str, str, dict[str, str], float]]]) -> None:
+        """``collect() -> [(name, help, labels, value)]``, read at scrape time (engine counters)."""
         self._collectors.append(collect)
 
     def render(self) -> str:
-        lines: list[str] = []
-        by_name: dict[str, list] = {}
+        families: dict[str, tuple[str, str, list]] = {
+            name: (kind, text, []) for name, (kind, text) in _HELP.items()}
         for (name, labels), value in self._values.items():
-            by_name.setdefault(name, []).append((labels, value))
-        for name, (kind, text) in _HELP.items():
+            families[name][2].append((labels, value))
+        for collect in self._collectors:
+            for name, text, labels, value in collect():
+                families.setdefault(name, ("counter", text, []))[2].append((tuple(sorted(labels.items())), value))
+        lines: list[str] = []
+        for name, (kind, text, samples) in families.items():
             lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}"]
-            for labels, value in sorted(by_name.get(name, [((), 0)])):
+            for labels, value in sorted(samples) or [((), 0)]:
                 label_text = ",".join(f'{k}="{v}"' for k, v in labels)
                 lines.append(f"{name}{{{label_text}}} {_number(value)}" if label_text else f"{name} {_number(value)}")
-        for collect in self._collectors:
-            for name, text, value in collect():
-                lines += [f"# HELP {name} {text}", f"# TYPE {name} counter", f"{name} {_number(value)}"]
         return "\n".join(lines) + "\n"
 
 

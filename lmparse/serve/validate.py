@@ -49,7 +49,9 @@ def stop_list(value: Any, field: str) -> list[str]:
 def check_tool_schemas(tools: list[dict], field: str, schema_key: str = "parameters") -> None:
     """The parts of a tool's JSON schema the parsers rely on (type object, properties map)."""
     for i, tool in enumerate(tools):
-        fn = tool.get("function", tool) if isinstance(tool, dict) else None
+        if not isinstance(tool, dict):
+            continue  # normalize_request reports the shape
+        fn = tool.get("function", tool)
         schema = fn.get(schema_key) if isinstance(fn, dict) else None
         path = f"{field}[{i}].function.{schema_key}" if "function" in tool else f"{field}[{i}].{schema_key}"
         if schema is None:

@@ -1,0 +1,11 @@
+"""Engines: what generates tokens behind the server.
+
+``base.Engine`` is the interface (``start(request) -> EngineStream``); ``simulated`` is the
+embedded default, a deterministic stand-in model.  Upstream HTTP engines (vLLM, SGLang,
+LMDeploy, llama.cpp raw-completion endpoints) implement the same interface.
+"""
+
+from .base import Engine, EngineChunk, EngineStream, GenerationRequest
+from .simulated import SimulatedEngine
+
+__all__ = ["Engine", "EngineChunk", "EngineStream", "GenerationRequest", "SimulatedEngine"]
