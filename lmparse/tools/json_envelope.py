@@ -14,14 +14,15 @@ import json
 
 from ..markers import WHITESPACE
 from .base import Deltas, ToolParser
+from .json_arguments import JsonArguments
 from .json_scanner import JsonValueScanner
 
 __all__ = ["JsonToolParser"]
 
 # Envelope phases.
-_START, _KEY_OR_END, _KEY, _COLON, _VALUE_START, _VALUE, _AFTER_VALUE = range(7)
-# What the value being scanned is for.
-_SKIP, _NAME, _ARGS = range(3)
+_START, _KEY_OR_END, _KEY, _COLON, _VALUE_START, _VALUE, _ARGUMENTS, _AFTER_VALUE = range(8)
+# What a value other than the arguments is scanned for.
+_SKIP, _NAME = range(2)
 
 
 def _skip_ws(text: str, pos: int, n: int) -> int:
@@ -37,9 +38,9 @@ class JsonToolParser(ToolParser):
     envelope_keys: frozenset[str] = frozenset(("name", "arguments", "parameters", "type"))
 
     def _reset_payload(self) -> None:
-        self._string_run_feeder = self._feed_string_run  # bound once, not per chunk
         self._phase = _START
         self._scanner = JsonValueScanner()
+        self._arguments = JsonArguments(self)
         self._parts: list[str] = []
         self._key = ""
         self._role = _SKIP
@@ -55,23 +56,29 @@ class JsonToolParser(ToolParser):
         scanner = self._scanner
         while True:
             phase = self._phase
-            if phase == _VALUE:  # the hot path: inside a value
+            if phase == _ARGUMENTS:  # the hot path: inside the arguments value
+                pos = self._arguments.consume(text, pos, deltas, final)
+                done = self._arguments.scanner
+                if not done.done:
+                    return pos
+                if done.broken:
+                    self._reject(deltas)
+                    return pos
+                self._arguments.flush(deltas)
+                self._phase = _AFTER_VALUE
+                continue
+            if phase == _VALUE:  # a name, or a field we only pass over
                 end = scanner.scan(text, pos, final)
-                if end > pos:
-                    role = self._role
-                    if role == _ARGS and scanner.container:
-                        self._emit_delta(deltas, None, text[pos:end] if pos or end < n else text)
-                    elif role != _SKIP:
-                        self._parts.append(text[pos:end])
-                    pos = end
+                if self._role == _NAME:
+                    self._parts.append(text[pos:end])
+                pos = end
                 if not scanner.done:
-                    if self._role == _ARGS and scanner.in_string and scanner.container and self.call_named:
-                        self.fast_feed = self._string_run_feeder
                     return pos
                 if scanner.broken:
                     self._reject(deltas)
                     return pos
-                self._finish_value(deltas)
+                if self._role == _NAME:
+                    self._finish_name(deltas)
                 self._phase = _AFTER_VALUE
                 continue
             pos = _skip_ws(text, pos, n)
@@ -131,12 +138,14 @@ class JsonToolParser(ToolParser):
                 pos += 1
             elif phase == _VALUE_START:
                 key = self._key
+                if key == self.argument_field and not self._args_seen:
+                    self._args_seen = True
+                    self._arguments.reset()
+                    self._phase = _ARGUMENTS
+                    continue
                 if key == "name" and not self._name_seen:
                     self._name_seen = True
                     self._role = _NAME
-                elif key == self.argument_field and not self._args_seen:
-                    self._args_seen = True
-                    self._role = _ARGS
                 else:
                     self._role = _SKIP
                 scanner.reset()
@@ -155,17 +164,6 @@ class JsonToolParser(ToolParser):
             if self._payload_closed or self.rejected:
                 return pos
 
-    def _feed_string_run(self, text: str, deltas: Deltas) -> bool:
-        """Inside a string of the streamed arguments, a chunk with no quote stays inside
-        it: it is argument text as it stands (backslashes only move the escape state)."""
-        if '"' in text:
-            return False
-        scanner = self._scanner
-        if scanner.escape_pending or "\\" in text:
-            scanner.scan(text, 0)
-        self._emit_arguments_run(deltas, text)
-        return True
-
     def _decode_parts(self):
         raw = "".join(self._parts)
         self._parts = []
@@ -174,36 +172,12 @@ class JsonToolParser(ToolParser):
         except ValueError:
             return None
 
-    def _finish_value(self, deltas: Deltas) -> None:
-        role = self._role
-        if role == _NAME:
-            name = self._decode_parts()
-            if isinstance(name, str) and name:
-                self._emit_delta(deltas, name=name)
-            else:
-                self._drop(None, "function name is not a non-empty string")
-        elif role == _ARGS and self._parts:
-            self._emit_delta(deltas, arguments=self._normalize_scalar_arguments("".join(self._parts)))
-            self._parts = []
-
-    @staticmethod
-    def _normalize_scalar_arguments(raw: str) -> str:
-        """Arguments written as a string or scalar: unwrap a JSON-encoded object, map null to {}."""
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            return raw
-        if value is None:
-            return "{}"
-        if isinstance(value, str):
-            inner = value.strip()
-            if inner.startswith("{"):
-                try:
-                    if isinstance(json.loads(inner), dict):
-                        return inner
-                except ValueError:
-                    pass
-        return raw
+    def _finish_name(self, deltas: Deltas) -> None:
+        name = self._decode_parts()
+        if isinstance(name, str) and name:
+            self._emit_delta(deltas, name=name)
+        else:
+            self._drop(None, "function name is not a non-empty string")
 
     def _end_envelope(self, deltas: Deltas) -> None:
         if self._bare and not self.call_named and not self.committed:
@@ -216,9 +190,8 @@ class JsonToolParser(ToolParser):
             self._payload_closed = True
 
     def _finish_payload(self, deltas: Deltas) -> None:
-        if self._phase == _VALUE and self._role == _ARGS and self._parts:
-            self._emit_delta(deltas, arguments="".join(self._parts))  # truncated: as written
-            self._parts = []
+        if self._phase == _ARGUMENTS:
+            self._arguments.flush(deltas, complete=False)  # truncated: as written
         super()._finish_payload(deltas)
 
     @classmethod

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from ..markers import WHITESPACE, MarkerSet, held_prefix_start
 from .base import Deltas, ToolParser
-from .json_envelope import JsonToolParser
-from .json_scanner import JsonValueScanner
+from .json_arguments import JsonArguments
 
 __all__ = ["SectionToolParser"]
 
@@ -53,10 +52,8 @@ class SectionToolParser(ToolParser):
     # ---- the payload grammar ----------------------------------------------------------
 
     def _reset_payload(self) -> None:
-        self._string_run_feeder = self._feed_string_run  # bound once, not per chunk
         self._phase = _BETWEEN
-        self._scanner = JsonValueScanner()
-        self._parts: list[str] = []  # arguments written as a string or scalar, until complete
+        self._arguments = JsonArguments(self)
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         self.fast_feed = None
@@ -109,38 +106,24 @@ class SectionToolParser(ToolParser):
                 self._ids_used.add(call_id)
             self._emit_delta(deltas, name=name, call_id=call_id)
         self._phase = _ARGS
-        self._scanner.reset()
+        self._arguments.reset()
         return end + len(self.header_end)
 
     def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
-        scanner = self._scanner
-        n = len(text)
-        if not scanner.started:
+        arguments = self._arguments
+        if not arguments.scanner.started:
+            n = len(text)
             pos = _skip_ws(text, pos, n)
             prefix = self.args_prefix
             if prefix and text.startswith(prefix, pos):
                 pos = _skip_ws(text, pos + len(prefix), n)
             if pos == n or (prefix and prefix.startswith(text[pos:])):
                 return pos
-        end = scanner.scan(text, pos, final)
-        if end > pos:
-            if scanner.container:
-                self._emit_delta(deltas, arguments=text[pos:end] if pos or end < n else text)
-            else:
-                self._parts.append(text[pos:end])
-            pos = end
-        if not scanner.done:
-            if scanner.in_string and scanner.container and self.call_named:
-                self.fast_feed = self._string_run_feeder
-            return pos
-        self._flush_parts(deltas)
-        self._phase = _TAIL  # also when the value broke off: the tail decides what follows
+        pos = arguments.consume(text, pos, deltas, final)
+        if arguments.scanner.done:
+            arguments.flush(deltas)
+            self._phase = _TAIL  # also when the value broke off: the tail decides what follows
         return pos
-
-    def _flush_parts(self, deltas: Deltas) -> None:
-        if self._parts:
-            self._emit_delta(deltas, arguments=JsonToolParser._normalize_scalar_arguments("".join(self._parts)))
-            self._parts = []
 
     def _consume_tail(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
         markers = self._tail_markers
@@ -165,18 +148,7 @@ class SectionToolParser(ToolParser):
             self._phase = _BETWEEN
             return pos + len(marker) if marker == self.call_end else pos
 
-    def _feed_string_run(self, text: str, deltas: Deltas) -> bool:
-        """Inside a string of the streamed arguments, a chunk with no quote stays inside
-        it: it is argument text as it stands (backslashes only move the escape state)."""
-        if '"' in text:
-            return False
-        scanner = self._scanner
-        if scanner.escape_pending or "\\" in text:
-            scanner.scan(text, 0)
-        self._emit_arguments_run(deltas, text)
-        return True
-
     def _finish_payload(self, deltas: Deltas) -> None:
         if self._phase == _ARGS:
-            self._flush_parts(deltas)  # truncated: as written
+            self._arguments.flush(deltas, complete=False)  # truncated: as written
         super()._finish_payload(deltas)

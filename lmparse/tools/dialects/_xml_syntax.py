@@ -1,8 +1,16 @@
-"""Small recognizers shared by the XML-like dialects' hooks (pure functions of text and position)."""
+"""Small recognizers shared by the XML-like dialects' hooks (pure functions of text and position).
+
+Readers return ``(value, index after it)``, None when the text has not all arrived,
+or False when it is not the expected syntax; the two hook shapes at the bottom turn
+that into the driver's ``None`` / ``MALFORMED`` contract.
+"""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ...markers import WHITESPACE, held_prefix_start
+from ..xml import MALFORMED
 
 
 def skip_ws(text: str, pos: int) -> int:
@@ -47,3 +55,34 @@ def read_attribute(text: str, pos: int, stop: str = ">"):
     if pos == len(text):
         return None
     return (value, pos + len(stop)) if text.startswith(stop, pos) else False
+
+
+def function_hook(payload: str, pos: int, opener: str, read_name: Callable[[str, int], object]):
+    """The usual ``_consume_function``: ``opener``, then a name read by ``read_name`` at the
+    position after it; anything else (the block's close tag, text) ends the payload."""
+    pos = skip_ws(payload, pos)
+    if payload.startswith(opener, pos):
+        found = read_name(payload, pos + len(opener))
+        if not found:
+            return None if found is None else MALFORMED
+        name, pos = found
+        name = name.strip()
+        return (pos, name, "arg_start") if name else MALFORMED
+    if pos == len(payload) or at_partial(payload, pos, opener):
+        return None
+    return pos, None, "done"
+
+
+def arg_start_hook(payload: str, pos: int, parameter: str, end_function: str, block_close: str):
+    """The usual ``_consume_arg_start``: a parameter opens, the function closes, or the
+    block's close tag ends a function whose own close tag never came (left unconsumed)."""
+    pos = skip_ws(payload, pos)
+    if payload.startswith(parameter, pos):
+        return pos, "arg_name"
+    if payload.startswith(end_function, pos):
+        return pos + len(end_function), "done"
+    if payload.startswith(block_close, pos):
+        return pos, "done"
+    if pos == len(payload) or at_partial(payload, pos, parameter, end_function, block_close):
+        return None
+    return MALFORMED

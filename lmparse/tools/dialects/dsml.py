@@ -28,7 +28,7 @@ import re
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, XmlToolParser
-from ._xml_syntax import at_partial, read_until, skip_ws
+from ._xml_syntax import arg_start_hook, function_hook, read_until
 
 DSML = "｜DSML｜"
 INVOKE = f"<{DSML}invoke"
@@ -39,16 +39,21 @@ _ATTRIBUTE = re.compile(r'([A-Za-z_]+)\s*=\s*"([^"]*)"')
 _DECLARED = {"true": "string", "false": "json"}
 
 
-def _attributes(payload: str, pos: int, tag: str):
-    """``<tag a="x" ...>`` at ``pos``: ``(attributes, index after '>')``, None or MALFORMED."""
-    found = read_until(payload, pos + len(tag), ">", "<\n")
+def _attributes(payload: str, pos: int):
+    """`` a="x" ...>`` after a tag name: ``(attributes, index after '>')``, None or False."""
+    found = read_until(payload, pos, ">", "<\n")
     if not found:
-        return found if found is None else MALFORMED
+        return found
     text, end = found
     attributes = dict(_ATTRIBUTE.findall(text))
     if not attributes.get("name", "").strip() or (text[:1] and not text[:1].isspace()):
-        return MALFORMED  # no name, or another tag that merely starts like this one
+        return False  # no name, or another tag that merely starts like this one
     return attributes, end
+
+
+def _read_name(payload: str, pos: int):
+    found = _attributes(payload, pos)
+    return found and (found[0]["name"], found[1])
 
 
 @ToolParserManager.register_module("deepseek-v32")
@@ -62,32 +67,15 @@ class DeepSeekV32ToolParser(XmlToolParser):
     empty_invoke = ""
 
     def _consume_function(self, payload, pos, final):
-        pos = skip_ws(payload, pos)
-        if payload.startswith(INVOKE, pos):
-            found = _attributes(payload, pos, INVOKE)
-            if found is None or found is MALFORMED:
-                return found
-            return found[1], found[0]["name"].strip(), "arg_start"
-        if pos == len(payload) or at_partial(payload, pos, INVOKE):
-            return None
-        return pos, None, "done"
+        return function_hook(payload, pos, INVOKE, _read_name)
 
     def _consume_arg_start(self, payload, pos):
-        pos = skip_ws(payload, pos)
-        if payload.startswith(PARAMETER, pos):
-            return pos, "arg_name"
-        if payload.startswith(END_INVOKE, pos):
-            return pos + len(END_INVOKE), "done"
-        if payload.startswith(self.tool_close_tag, pos):
-            return pos, "done"  # the invoke was never closed: the block's end closes it
-        if pos == len(payload) or at_partial(payload, pos, PARAMETER, END_INVOKE, self.tool_close_tag):
-            return None
-        return MALFORMED
+        return arg_start_hook(payload, pos, PARAMETER, END_INVOKE, self.tool_close_tag)
 
     def _consume_arg_name(self, payload, pos):
-        found = _attributes(payload, pos, PARAMETER)
-        if found is None or found is MALFORMED:
-            return found
+        found = _attributes(payload, pos + len(PARAMETER))
+        if not found:
+            return None if found is None else MALFORMED
         attributes, end = found
         return end, attributes["name"].strip(), _DECLARED.get(attributes.get("string", "").strip().lower())
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, XmlToolParser, argument_items
-from ._xml_syntax import at_partial, read_attribute, skip_ws
+from ._xml_syntax import arg_start_hook, function_hook, read_attribute
 
 OPEN = "<minimax:tool_call>"
 CLOSE = "</minimax:tool_call>"
@@ -36,33 +36,15 @@ class MiniMaxM2ToolParser(XmlToolParser):
     arg_value_close_prefixes = ("</parameter", "</")
 
     def _consume_function(self, payload, pos, final):
-        pos = skip_ws(payload, pos)
-        if payload.startswith(INVOKE, pos):
-            found = read_attribute(payload, pos + len(INVOKE))
-            if not found:
-                return found if found is None else MALFORMED
-            name, pos = found
-            return (pos, name.strip(), "arg_start") if name.strip() else MALFORMED
-        if pos == len(payload) or at_partial(payload, pos, INVOKE):
-            return None
-        return pos, None, "done"
+        return function_hook(payload, pos, INVOKE, read_attribute)
 
     def _consume_arg_start(self, payload, pos):
-        pos = skip_ws(payload, pos)
-        if payload.startswith(PARAMETER, pos):
-            return pos, "arg_name"
-        if payload.startswith(END_INVOKE, pos):
-            return pos + len(END_INVOKE), "done"
-        if payload.startswith(CLOSE, pos):
-            return pos, "done"  # </invoke> missing: the outer close ends the call
-        if pos == len(payload) or at_partial(payload, pos, PARAMETER, END_INVOKE, CLOSE):
-            return None
-        return MALFORMED
+        return arg_start_hook(payload, pos, PARAMETER, END_INVOKE, CLOSE)
 
     def _consume_arg_name(self, payload, pos):
         found = read_attribute(payload, pos + len(PARAMETER))
         if not found:
-            return found if found is None else MALFORMED
+            return None if found is None else MALFORMED
         return found[1], found[0].strip()
 
     @classmethod

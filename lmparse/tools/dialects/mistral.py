@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import re
 
-from ...markers import WHITESPACE
 from ...registry import ToolParserManager
 from ..base import Deltas
 from ..json_envelope import JsonToolParser
@@ -92,8 +91,7 @@ class MistralToolParser(JsonToolParser):
                 self._stage = _VALUE
                 self._begin_call()
                 self._emit_delta(deltas, name=name, call_id=call_id)
-                self._scanner.reset()
-                self._parts = []
+                self._arguments.reset()
                 return pos + len(ARGS)
             if not final and at_partial(text, pos, ARGS, CALL_ID):
                 return pos
@@ -101,35 +99,21 @@ class MistralToolParser(JsonToolParser):
             return pos
 
     def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
-        scanner = self._scanner
-        if not scanner.started:
-            while pos < len(text) and text[pos] in WHITESPACE:
-                pos += 1
-        end = scanner.scan(text, pos, final)
-        if end > pos:
-            if scanner.container:
-                self._emit_delta(deltas, arguments=text[pos:end])
-            else:
-                self._parts.append(text[pos:end])
-            pos = end
-        if not scanner.done:
-            if scanner.in_string and scanner.container and self.call_named:
-                self.fast_feed = self._string_run_feeder
+        arguments = self._arguments
+        pos = arguments.consume(text, pos, deltas, final)
+        if not arguments.scanner.done:
             return pos
-        if scanner.broken:  # ``[ARGS]`` not followed by JSON: the call has no arguments
+        if arguments.scanner.broken:  # ``[ARGS]`` not followed by JSON: the call has no arguments
             self._reject(deltas)
             return pos
-        if self._parts:
-            self._emit_delta(deltas, arguments=self._normalize_scalar_arguments("".join(self._parts)))
-            self._parts = []
+        arguments.flush(deltas)
         self._end_call(deltas)
         self._payload_closed = True
         return pos
 
     def _finish_payload(self, deltas: Deltas) -> None:
-        if self._form == _NAMED and self._parts:
-            self._emit_delta(deltas, arguments="".join(self._parts))  # truncated: as written
-            self._parts = []
+        if self._form == _NAMED and self._stage == _VALUE:
+            self._arguments.flush(deltas, complete=False)  # truncated: as written
         super()._finish_payload(deltas)
 
     @classmethod

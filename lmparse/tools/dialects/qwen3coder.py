@@ -14,7 +14,7 @@ import json
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, XmlToolParser
-from ._xml_syntax import at_partial, read_until, skip_ws
+from ._xml_syntax import arg_start_hook, function_hook, read_until
 
 FUNCTION = "<function="
 END_FUNCTION = "</function>"
@@ -31,33 +31,15 @@ class Qwen3CoderToolParser(XmlToolParser):
     value_newlines = True
 
     def _consume_function(self, payload, pos, final):
-        pos = skip_ws(payload, pos)
-        if payload.startswith(FUNCTION, pos):
-            found = read_until(payload, pos + len(FUNCTION), ">")
-            if not found:
-                return found if found is None else MALFORMED
-            name, pos = found
-            return (pos, name.strip(), "arg_start") if name.strip() else MALFORMED
-        if pos == len(payload) or at_partial(payload, pos, FUNCTION):
-            return None
-        return pos, None, "done"
+        return function_hook(payload, pos, FUNCTION, _read_name)
 
     def _consume_arg_start(self, payload, pos):
-        pos = skip_ws(payload, pos)
-        if payload.startswith(PARAMETER, pos):
-            return pos, "arg_name"
-        if payload.startswith(END_FUNCTION, pos):
-            return pos + len(END_FUNCTION), "done"
-        if payload.startswith(self.tool_close_tag, pos):
-            return pos, "done"  # </function> missing: the outer close ends the call
-        if pos == len(payload) or at_partial(payload, pos, PARAMETER, END_FUNCTION, self.tool_close_tag):
-            return None
-        return MALFORMED
+        return arg_start_hook(payload, pos, PARAMETER, END_FUNCTION, self.tool_close_tag)
 
     def _consume_arg_name(self, payload, pos):
-        found = read_until(payload, pos + len(PARAMETER), ">")
+        found = _read_name(payload, pos + len(PARAMETER))
         if not found:
-            return found if found is None else MALFORMED
+            return None if found is None else MALFORMED
         return found[1], found[0].strip()
 
     @staticmethod
@@ -76,3 +58,7 @@ class Qwen3CoderToolParser(XmlToolParser):
             )
             blocks.append(f"{cls.tool_open_tags[0]}\n{FUNCTION}{name}>\n{params}{END_FUNCTION}\n{cls.tool_close_tag}")
         return "\n".join(blocks)
+
+
+def _read_name(payload: str, pos: int):
+    return read_until(payload, pos, ">")
