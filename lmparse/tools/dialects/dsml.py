@@ -28,7 +28,7 @@ import re
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, XmlToolParser
-from ._xml_syntax import arg_start_hook, function_hook, read_until
+from ._syntax import arg_start_hook, function_hook, read_until
 
 DSML = "｜DSML｜"
 INVOKE = f"<{DSML}invoke"

@@ -15,7 +15,7 @@ import re
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, XmlToolParser, argument_items
-from ._xml_syntax import at_partial, read_until, skip_ws
+from ._syntax import at_partial, read_until, skip_ws
 
 ARG_KEY = "<arg_key>"
 END_ARG_KEY = "</arg_key>"

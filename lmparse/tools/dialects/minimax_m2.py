@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, XmlToolParser, argument_items
-from ._xml_syntax import arg_start_hook, function_hook, read_attribute
+from ._syntax import arg_start_hook, function_hook, read_attribute
 
 OPEN = "<minimax:tool_call>"
 CLOSE = "</minimax:tool_call>"

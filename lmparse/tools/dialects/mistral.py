@@ -28,7 +28,7 @@ import re
 from ...registry import ToolParserManager
 from ..base import Deltas
 from ..json_envelope import JsonToolParser
-from ._xml_syntax import at_partial, skip_ws
+from ._syntax import at_partial, skip_ws
 
 TOOL_CALLS = "[TOOL_CALLS]"
 ARGS = "[ARGS]"

@@ -28,104 +28,21 @@ character, not per token.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 
 from ...registry import ToolParserManager
 from ..base import Deltas, ToolParser
-from ._xml_syntax import skip_ws
+from ..python_call import CallScanner, call_arguments, python_literal
+from ._syntax import skip_ws
 
 PYTHON_START = "<|python_start|>"
 PYTHON_END = "<|python_end|>"
 _HEAD = re.compile(r"\s*([^\W\d][\w.]*)\s*\(")  # a (dotted) name and its "("
 _HEAD_PREFIX = re.compile(r"\s*(?:[^\W\d][\w.]*\s*)?\Z")  # what may still become one
 _LIST_END = re.compile(r"\s*\]")
-_CODE = re.compile(r"[^'\"()\[\]{}]*")  # a run with no quote or bracket
 _MAX_HEAD = 256  # a longer name is prose: a bound on what is held
 _OPEN, _ELEMENT, _CALL, _AFTER = range(4)
-
-
-class _CallScanner:
-    """Finds the ``)`` that closes a call, over source fed in pieces.  Linear: string
-    bodies are skipped with ``str.find``, other runs with one regex match.  What cannot be
-    classified yet (a trailing backslash, or one or two quotes that may be a triple
-    quote's start or end) is left unconsumed, so no state spans a half-seen delimiter."""
-
-    __slots__ = ("depth", "quote")
-
-    def reset(self) -> None:
-        self.depth = 1  # just after the call's "("
-        self.quote = ""  # the open string's delimiter: one or three quote characters
-
-    def scan(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
-        """``(index after the call's ")", True)``, or ``(how far it is safe to consume, False)``."""
-        n = len(text)
-        while pos < n:
-            if self.quote:
-                pos = self._string(text, pos, n, final)
-                if self.quote:
-                    break
-                continue
-            pos = _CODE.match(text, pos).end()
-            if pos == n:
-                break
-            c = text[pos]
-            if c == "'" or c == '"':
-                if text.startswith(c * 3, pos):
-                    self.quote, pos = c * 3, pos + 3
-                elif not final and n - pos < 3 and text.count(c, pos) == n - pos:
-                    break  # maybe the start of a triple quote
-                else:
-                    self.quote, pos = c, pos + 1
-                continue
-            pos += 1
-            self.depth += 1 if c in "([{" else -1
-            if self.depth == 0:
-                return pos, True
-        return pos, False
-
-    def _string(self, text: str, pos: int, n: int, final: bool) -> int:
-        quote = self.quote
-        end = text.find(quote, pos)
-        while True:
-            backslash = text.find("\\", pos, n if end == -1 else end)
-            if backslash == -1:
-                break
-            if backslash + 1 == n:
-                return n if final else backslash
-            pos = backslash + 2
-            if -1 < end < pos:
-                end = text.find(quote, pos)
-        if end != -1:
-            self.quote = ""
-            return end + len(quote)
-        held = 0
-        while len(quote) == 3 and not final and held < 2 and n - 1 - held >= pos and text[n - 1 - held] == quote[0]:
-            held += 1  # quotes that may begin the closing delimiter
-        return n - held
-
-
-def call_arguments(source: str) -> tuple[str | None, str]:
-    """``(JSON arguments, "")`` of one call's source, or ``(None, why it is no tool call)``."""
-    try:
-        call = ast.parse(source, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None, "not Python call syntax"
-    if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Name, ast.Attribute)):
-        return None, "not a function call"
-    if call.args:
-        return None, "positional argument"
-    pairs = []
-    for kw in call.keywords:
-        if kw.arg is None:
-            return None, "** argument"
-        try:
-            value = json.dumps(ast.literal_eval(kw.value), ensure_ascii=False, allow_nan=False)
-        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            return None, f"argument {kw.arg!r} is not a literal with a JSON form"
-        pairs.append(f"{json.dumps(kw.arg, ensure_ascii=False)}: {value}")
-    return "{" + ", ".join(pairs) + "}", ""
 
 
 @ToolParserManager.register_module(["pythonic", "llama4-pythonic"])
@@ -137,7 +54,7 @@ class PythonicToolParser(ToolParser):
 
     def _reset_payload(self) -> None:
         self._phase = _OPEN
-        self._scanner = _CallScanner()
+        self._scanner = CallScanner()
         self._name = ""
         self._source: list[str] = []  # the current call's source, as it arrived
         self._deferred: list[tuple[str, str]] = []  # invalid calls before the block held a call
@@ -223,14 +140,3 @@ class PythonicToolParser(ToolParser):
             f"{name}({', '.join(f'{k}={python_literal(v)}' for k, v in json.loads(arguments).items())})"
             for name, arguments in calls
         ) + "]"
-
-
-def python_literal(value) -> str:
-    """Python source of a JSON value; a JSON string literal reads the same in Python."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(map(python_literal, value)) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{python_literal(k)}: {python_literal(v)}" for k, v in value.items()) + "}"
-    return repr(value)  # numbers, True, False, None

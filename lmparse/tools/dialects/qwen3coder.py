@@ -14,7 +14,7 @@ import json
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, XmlToolParser
-from ._xml_syntax import arg_start_hook, function_hook, read_until
+from ._syntax import arg_start_hook, function_hook, read_until
 
 FUNCTION = "<function="
 END_FUNCTION = "</function>"

@@ -1,4 +1,4 @@
-"""Small recognizers shared by the XML-like dialects' hooks (pure functions of text and position).
+"""Small recognizers shared by the dialects' hooks (pure functions of text and position).
 
 Readers return ``(value, index after it)``, None when the text has not all arrived,
 or False when it is not the expected syntax; the two hook shapes at the bottom turn
