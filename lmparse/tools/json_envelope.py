@@ -57,14 +57,14 @@ class JsonToolParser(ToolParser):
         while True:
             phase = self._phase
             if phase == _ARGUMENTS:  # the hot path: inside the arguments value
-                pos = self._arguments.consume(text, pos, deltas, final)
-                done = self._arguments.scanner
-                if not done.done:
+                arguments = self._arguments
+                pos = arguments.consume(text, pos, deltas, final)
+                if not arguments.scanner.done:
                     return pos
-                if done.broken:
+                if arguments.scanner.broken:
                     self._reject(deltas)
                     return pos
-                self._arguments.flush(deltas)
+                arguments.flush(deltas)
                 self._phase = _AFTER_VALUE
                 continue
             if phase == _VALUE:  # a name, or a field we only pass over
@@ -80,6 +80,19 @@ class JsonToolParser(ToolParser):
                 if self._role == _NAME:
                     self._finish_name(deltas)
                 self._phase = _AFTER_VALUE
+                continue
+            if phase == _KEY:  # inside a key string: whitespace is part of it
+                end = scanner.scan(text, pos, final)
+                self._parts.append(text[pos:end])
+                pos = end
+                if not scanner.done:
+                    return pos
+                key = self._decode_parts()
+                if not isinstance(key, str) or (self._bare and not self.committed and key not in self.envelope_keys):
+                    self._reject(deltas)
+                    return pos
+                self._key = key
+                self._phase = _COLON
                 continue
             pos = _skip_ws(text, pos, n)
             if pos >= n:
@@ -118,18 +131,6 @@ class JsonToolParser(ToolParser):
                 else:
                     self._reject(deltas)
                     return pos
-            elif phase == _KEY:
-                end = scanner.scan(text, pos, final)
-                self._parts.append(text[pos:end])
-                pos = end
-                if not scanner.done:
-                    return pos
-                key = self._decode_parts()
-                if not isinstance(key, str) or (self._bare and not self.committed and key not in self.envelope_keys):
-                    self._reject(deltas)
-                    return pos
-                self._key = key
-                self._phase = _COLON
             elif phase == _COLON:
                 if c != ":":
                     self._reject(deltas)

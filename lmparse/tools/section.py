@@ -107,6 +107,7 @@ class SectionToolParser(ToolParser):
             self._emit_delta(deltas, name=name, call_id=call_id)
         self._phase = _ARGS
         self._arguments.reset()
+        self._prefix_open = bool(self.args_prefix)  # the optional fence may still come, once
         return end + len(self.header_end)
 
     def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
@@ -115,9 +116,10 @@ class SectionToolParser(ToolParser):
             n = len(text)
             pos = _skip_ws(text, pos, n)
             prefix = self.args_prefix
-            if prefix and text.startswith(prefix, pos):
+            if self._prefix_open and text.startswith(prefix, pos):
                 pos = _skip_ws(text, pos + len(prefix), n)
-            if pos == n or (prefix and prefix.startswith(text[pos:])):
+                self._prefix_open = False
+            if pos == n or (self._prefix_open and prefix.startswith(text[pos:])):
                 return pos
         pos = arguments.consume(text, pos, deltas, final)
         if arguments.scanner.done:
@@ -137,7 +139,11 @@ class SectionToolParser(ToolParser):
                 if markers.is_proper_prefix(text, pos):
                     return start
                 found = markers.search(text, pos)
-                stop = found.start() if found else n if final else markers.held_start(text, pos)
+                # Whitespace before a marker, and a marker cut off at the end, are syntax
+                # however the text was chunked.
+                stop = found.start() if found else markers.held_start(text, pos)
+                while text[stop - 1] in WHITESPACE:
+                    stop -= 1
                 self._emit_delta(deltas, arguments=text[start:stop])  # not syntax: kept as written
                 pos = stop
                 continue

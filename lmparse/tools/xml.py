@@ -281,8 +281,14 @@ class XmlToolParser(ToolParser):
             self._value_parts.append(piece)
         elif self._value_scanner is None or not self._value_scanner.done:
             self._emit_delta(deltas, arguments=piece)
-        elif piece.strip():
-            self._emit_delta(deltas, arguments=piece)  # text after the JSON value: kept as written
+        else:
+            # Text after a complete JSON value is kept as written, except whitespace that
+            # only precedes the closing tag (held until something else follows it).
+            text = "".join(self._value_parts) + piece if self._value_parts else piece
+            body = text.rstrip(WHITESPACE)
+            if body:
+                self._emit_delta(deltas, arguments=body)
+            self._value_parts = [text[len(body):]] if len(body) < len(text) else []
 
     def _finish_value(self, deltas: Deltas) -> None:
         mode = self._value_mode
@@ -296,6 +302,7 @@ class XmlToolParser(ToolParser):
             self._value_parts = []
         elif self._value_scanner is not None and not self._value_scanner.started:
             self._emit_delta(deltas, arguments='""')  # an empty JSON value
+        self._value_parts = []  # (for JSON: whitespace before the closing tag)
         self._value_fresh = False
 
     def _feed_value_run(self, text: str, deltas: Deltas) -> bool:

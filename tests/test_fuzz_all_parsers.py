@@ -1,0 +1,114 @@
+"""Every registered parser, fed text built from every dialect's marker fragments: nothing
+raises, the stream invariants hold, and any chunking folds to the complete parse."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lmparse import ReasoningParserManager, ToolParserManager, create_parser
+
+from .support.stream import check_invariants, feed, folded, random_chunks
+
+# Syntax pieces of every family (whole markers and the ways they split), plus JSON and
+# XML punctuation, so random text keeps wandering into and out of real blocks.
+PIECES = [
+    "<think>", "</think>", "<th", "</", "<tool_call>", "</tool_call>", "<tool_call>\n", "\n</tool_call>",
+    '{"name": "f", "arguments": ', '{"name": "g", "parameters": ', '{"arguments": {}, "name": "f"}', "}", "{", "[",
+    "]", '"', "\\", ",", ":", " ", "\n", "\n\n", "x", "é", "😀", "1", "null", "true",
+    "<function=f>", "<parameter=a>", "</parameter>", "</function>", "<arg_key>", "</arg_key>", "<arg_value>",
+    "</arg_value>", "f\n", '<invoke name="f">', '<parameter name="a">', "</invoke>", "<minimax:tool_call>",
+    "</minimax:tool_call>", "<seed:tool_call>", "</seed:tool_call>", "<seed:think>", "</seed:think>",
+    "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜invoke name=\"f\">", "</｜DSML｜invoke>",
+    '<｜DSML｜parameter name="a" string="true">', '<｜DSML｜parameter name="b" string="false">',
+    "</｜DSML｜parameter>", "<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>",
+    "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.f:0", "<|tool_call_argument_begin|>",
+    "<|tool_call_end|>", "<|tool_calls_section_end|>", "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>",
+    "function<｜tool▁sep｜>f\n```json\n", "f<｜tool▁sep｜>", "\n```", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>",
+    "[TOOL_CALLS]", "f[ARGS]", "[CALL_ID]abc", "[THINK]", "[/THINK]", "[f(a=1)", "g()", ")", "(", "'",
+    "<|python_tag|>", "<|action_start|><|plugin|>\n", "<|action_end|>", "<|python_start|>", "<|python_end|>",
+]
+TOOLS = [
+    {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": ["number", "null"]}}}}}
+    for n in ("f", "g")
+]
+
+DIALECTS = sorted({ToolParserManager.get(n).__name__: n for n in ToolParserManager.names()}.values())
+REASONERS = sorted({ReasoningParserManager.get(n).__name__: n for n in ReasoningParserManager.names()}.values())
+
+texts = st.lists(st.sampled_from(PIECES) | st.text(max_size=3), max_size=40).map("".join)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts, seed=st.integers(0, 10**6), with_tools=st.booleans())
+def test_any_text_through_any_dialect(dialect, text, seed, with_tools):
+    rng = random.Random(seed)
+    reasoning = rng.choice(REASONERS + [None])
+    request = {"tools": TOOLS} if with_tools else None
+
+    def make():
+        return create_parser(tool_parser=dialect, reasoning_parser=reasoning, request=request)
+
+    complete = make().parse_complete(text)
+    expected = (
+        complete.content,
+        complete.reasoning_content,
+        [(t.function.name, t.function.arguments) for t in complete.tool_calls],
+    )
+    for chunks in (list(text), random_chunks(text, rng, 7)):
+        deltas = feed(make(), chunks)
+        check_invariants(deltas)
+        assert folded(deltas) == expected, (dialect, reasoning, chunks)
+    # Nothing invented: text channels only carry characters of the input, in order.
+    for piece in (expected[0] or "", expected[1] or ""):
+        it = iter(text)
+        assert all(ch in it for ch in piece), "text channel holds characters not in the input"
+
+
+def _mutate(text: str, rng: random.Random) -> str:
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(text) + 1)
+        j = min(len(text), i + rng.randint(0, 12))
+        kind = rng.randrange(4)
+        if kind == 0:
+            text = text[:i] + text[j:]  # delete a span
+        elif kind == 1:
+            text = text[:j] + text[i:j] + text[j:]  # repeat a span
+        elif kind == 2:
+            text = text[:i] + rng.choice(PIECES) + text[i:]  # insert syntax
+        else:
+            text = text[:i]  # cut off
+    return text
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_mutated_valid_replies(dialect, seed):
+    """Near-valid replies (a rendered reply with spans deleted, repeated, cut or spliced)."""
+    rng = random.Random(seed)
+    calls = [
+        (rng.choice(["f", "g", "h"]), rng.choice(['{"a": "x y", "b": 2}', "{}", '{"c": null, "a": "<\\"q\\">"}']))
+        for _ in range(rng.randint(1, 3))
+    ]
+    text = "<think>plan</think>Sure.\n" + ToolParserManager.get(dialect).render(calls) + "\nDone."
+    text = _mutate(text, rng)
+
+    def make():
+        return create_parser(tool_parser=dialect, reasoning_parser="default", request={"tools": TOOLS})
+
+    complete = make().parse_complete(text)
+    expected = (
+        complete.content,
+        complete.reasoning_content,
+        [(t.function.name, t.function.arguments) for t in complete.tool_calls],
+    )
+    for chunks in (list(text), random_chunks(text, rng, 5)):
+        deltas = feed(make(), chunks)
+        check_invariants(deltas)
+        assert folded(deltas) == expected, (dialect, chunks)
