@@ -112,3 +112,37 @@ def test_mutated_valid_replies(dialect, seed):
         deltas = feed(make(), chunks)
         check_invariants(deltas)
         assert folded(deltas) == expected, (dialect, chunks)
+
+
+HARMONY_PIECES = ["<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>", "<|constrain|>",
+                  "assistant", "analysis", "final", "commentary", " to=functions.f", "json", "{}", '{"a": 1}']
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6))
+def test_mutated_harmony_text(seed):
+    """gpt-oss on its text path (no token ids): near-valid Harmony replies."""
+    pytest.importorskip("openai_harmony")
+    from lmparse.response.harmony import render_reply
+
+    rng = random.Random(seed)
+    parts = [("analysis", "think it over"), ("call", rng.choice("fgh"), '{"a": "x"}'), ("final", "The answer.")]
+    text = render_reply(parts[: rng.randint(1, 3)], header=rng.choice(["template", "model"]))
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(text) + 1)
+        j = min(len(text), i + rng.randint(0, 10))
+        text = rng.choice([text[:i] + text[j:], text[:i] + rng.choice(HARMONY_PIECES) + text[i:], text[:i]])
+
+    def make():
+        return create_parser(response_parser="gpt-oss", request={"tools": TOOLS})
+
+    complete = make().parse_complete(text)
+    expected = (
+        complete.content,
+        complete.reasoning_content,
+        [(t.function.name, t.function.arguments) for t in complete.tool_calls],
+    )
+    for chunks in (list(text), random_chunks(text, rng, 6)):
+        deltas = feed(make(), chunks)
+        check_invariants(deltas)
+        assert folded(deltas) == expected, chunks
