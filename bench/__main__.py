@@ -2,16 +2,20 @@
 
 Sections: (1) the qwen parser stack at several chunk sizes, (2) JsonValueScanner
 alone, (3) linearity from 10 KB to the full size, (4) a pass-through floor shown
-beside (1), (5) peers, opt-in with ``--peers``.  Every configuration's output is
-checked before it is timed; a wrong output aborts the run with exit status 1.
-``--quick`` uses 100 KB fixtures, ``--json PATH`` also writes the numbers, and
-``--profile`` adds a cProfile of the chunk-4 stack runs.
+beside (1), (5) peers, opt-in with ``--peers``, (6) every tool dialect on one call
+with a long string argument and one with many typed arguments, (7) each dialect's
+linearity; ``--dialects`` picks the groups of (6) and (7).  Every configuration's
+output is checked before it is timed; a wrong output aborts the run with exit
+status 1.  ``--quick`` uses 100 KB fixtures, ``--json PATH`` also writes the
+numbers, and ``--profile`` adds a cProfile of the chunk-4 runs (the qwen stack and
+each XML-like dialect's string argument).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import json
 import platform
 import pstats
@@ -21,9 +25,9 @@ import time
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from .fixtures import FIXTURE_KINDS, build_reply, chunk_label, split_chunks
-from .peers import PeerRun, run_lmdeploy, vllm_hermes
-from .report import fmt, render_run, size_label
+from .fixtures import CALL_CONTENT, FIXTURE_KINDS, Call, build_call, build_reply, chunk_label, split_chunks
+from .peers import PeerRun, run_lmdeploy, run_lmdeploy_calls, vllm_hermes
+from .report import fmt, render_dialects, render_run, size_label
 from .timing import Settings
 from .verify import ReconstructionError
 
@@ -35,17 +39,33 @@ class Mode(NamedTuple):
     size: int  # characters of ARG in the main fixtures
     linearity_sizes: tuple[int, ...]
     settings: Settings
+    # Dialects: the string argument's size, its size at chunk 1 (a 1 MB value fed one
+    # character at a time takes seconds per run, times every dialect), the size its
+    # linearity is compared with, and fewer samples than the stack (16 groups).
+    call_size: int
+    call_chunk1_size: int
+    call_small: int
+    dialect_settings: Settings
 
 
-FULL = Mode("full", 1_000_000, (10_000, 100_000, 1_000_000), Settings(repeats=5, min_sample=0.2, budget=6.0))
-QUICK = Mode("quick", 100_000, (10_000, 100_000), Settings(repeats=3, min_sample=0.03, budget=0.6))
+FULL = Mode(
+    "full", 1_000_000, (10_000, 100_000, 1_000_000), Settings(repeats=5, min_sample=0.2, budget=6.0),
+    1_000_000, 100_000, 10_000, Settings(repeats=3, min_sample=0.2, budget=1.5),
+)
+QUICK = Mode(
+    "quick", 100_000, (10_000, 100_000), Settings(repeats=3, min_sample=0.03, budget=0.6),
+    100_000, 100_000, 10_000, Settings(repeats=3, min_sample=0.03, budget=0.3),
+)
 STACK_CHUNKS: tuple[int | None, ...] = (1, 4, 16, 256, None)
 SCANNER_CHUNKS: tuple[int | None, ...] = (1, 4, 8, 16, 256, None)
 LINEARITY_CHUNKS: tuple[int | None, ...] = (16, None)
+DIALECT_CHUNKS: tuple[int | None, ...] = (1, 4, 16, 256, None)
+TYPED_ARGS = 1000
 # The project's targets (see the issues); reported, never asserted.
 TARGET_CHUNK4_LONG_MBS = 4.0
 TARGET_WHOLE_SHORT_MBS = 60.0
 TARGET_LINEARITY = 1.3
+TARGET_XML_CHUNK4_MBS = 3.0  # every XML-like dialect (DSML too) on the long string argument
 
 
 def _progress(message: str) -> None:
@@ -112,6 +132,56 @@ def _measure_ours(mode: Mode) -> list[dict]:
     return results
 
 
+def _dialect_plan(mode: Mode) -> list[tuple[str, str, int, int | None]]:
+    """``(section, kind, size, chunk)`` that every dialect runs."""
+    plan = [
+        ("dialect", "string-arg", mode.call_chunk1_size if chunk == 1 else mode.call_size, chunk)
+        for chunk in DIALECT_CHUNKS
+    ]
+    plan += [("dialect", "typed-args", TYPED_ARGS, chunk) for chunk in DIALECT_CHUNKS]
+    plan += [("linearity", "string-arg", mode.call_small, chunk) for chunk in LINEARITY_CHUNKS]
+    return plan
+
+
+def _calls(plan: list[tuple[str, str, int, int | None]]) -> dict[tuple[str, int], Call]:
+    return {(kind, size): build_call(kind, size) for _section, kind, size, _chunk in plan}
+
+
+def _measure_dialects(mode: Mode, dialects: list, plan: list, calls: dict) -> list[dict]:
+    from .dialects import call_reply
+    from .ours import measure_call
+
+    results: list[dict] = []
+    for dialect in dialects:
+        replies = {key: call_reply(dialect, call) for key, call in calls.items()}
+        for section, kind, size, chunk in plan:
+            _progress(f"  {section:10} {dialect.label:13} {kind:11} {size_label(size):>5} chunk {chunk_label(chunk)}")
+            results.append(
+                measure_call(dialect.make_parser, replies[(kind, size)], chunk, mode.dialect_settings, section)
+            )
+    return results
+
+
+def _run_dialect_peers(mode: Mode, dialects: list, plan: list, calls: dict) -> PeerRun:
+    from .dialects import call_reply
+
+    def calls_for(names: set[str]) -> list[dict]:
+        jobs = []
+        for dialect in dialects:
+            if names.isdisjoint(dialect.names):
+                continue
+            for key, call in calls.items():
+                runs = [[section, chunk] for section, kind, size, chunk in plan if (kind, size) == key]
+                jobs.append({"names": list(dialect.names), "reply": call_reply(dialect, call)._asdict(), "runs": runs,
+                             "special_tokens": list(dialect.markers)})
+        peered = sorted({job["reply"]["dialect"] for job in jobs})
+        count = sum(len(job["runs"]) for job in jobs)
+        _progress(f"  peer lmdeploy: {count} dialect configurations ({', '.join(peered)})")
+        return jobs
+
+    return run_lmdeploy_calls(calls_for, mode.dialect_settings, timeout=1500)
+
+
 def _run_peers(mode: Mode) -> list[PeerRun]:
     configs = [("stack", kind, mode.size, chunk) for kind in FIXTURE_KINDS for chunk in STACK_CHUNKS]
     configs += [
@@ -158,14 +228,36 @@ def _targets(results: list[dict], mode: Mode) -> tuple[str, list[dict]]:
     return "\n".join(lines), checks
 
 
-def _profile(mode: Mode, kind: str, top: int) -> str:
-    """cProfile of the chunk-4 stack run on one fixture; top entries by own time, with per-call cost."""
-    from .ours import make_qwen_parser
+def _dialect_targets(rows: list[dict], mode: Mode, dialects: list) -> tuple[str, list[dict]]:
+    index = {(r["dialect"], r["section"], r["fixture"], r["size"], r["chunk"]): r for r in rows}
+    checks: list[dict] = []
+    lines = [f"dialect targets (string-arg {size_label(mode.call_size)} chars)"]
 
-    reply = build_reply(kind, mode.size)
-    chunks = split_chunks(reply.text, 4)
+    def add(label: str, value: float | None, goal: float, higher_is_better: bool, unit: str) -> None:
+        ok = value is not None and (value >= goal if higher_is_better else value <= goal)
+        checks.append({"target": label, "value": value, "goal": goal, "met": ok})
+        sign = ">=" if higher_is_better else "<="
+        lines.append(f"   {'MET ' if ok else 'MISS'}  {label}: {fmt(value, unit)} (goal {sign} {fmt(goal, unit)})")
+
+    for dialect in dialects:
+        if dialect.xml_like:
+            row = index.get((dialect.label, "dialect", "string-arg", mode.call_size, 4))
+            add(f"{dialect.label} string-arg chunk 4", row and row["mb_per_s"], TARGET_XML_CHUNK4_MBS, True, " MB/s")
+    for dialect in dialects:
+        for chunk in LINEARITY_CHUNKS:
+            a = index.get((dialect.label, "dialect", "string-arg", mode.call_size, chunk))
+            b = index.get((dialect.label, "linearity", "string-arg", mode.call_small, chunk))
+            ratio = a["us_per_kb"] / b["us_per_kb"] if a and b else None
+            add(f"{dialect.label} us/KB {size_label(mode.call_size)}/{size_label(mode.call_small)} chunk "
+                f"{chunk_label(chunk)}", ratio, TARGET_LINEARITY, False, "x")
+    return "\n".join(lines), checks
+
+
+def _profile(title: str, make_parser, text: str, top: int) -> str:
+    """cProfile of one chunk-4 run; top entries by own time, with per-call cost."""
+    chunks = split_chunks(text, 4)
     body, last = chunks[:-1], chunks[-1]
-    parser = make_qwen_parser()
+    parser = make_parser()
     profiler = cProfile.Profile()
     profiler.enable()
     for piece in body:
@@ -176,7 +268,7 @@ def _profile(mode: Mode, kind: str, top: int) -> str:
     total = sum(entry[2] for entry in stats.values())
     rows = sorted(stats.items(), key=lambda item: item[1][2], reverse=True)[:top]
     lines = [
-        f"profile: qwen stack, {kind} {size_label(mode.size)}, chunk 4 ({len(chunks)} chunks), "
+        f"profile: {title}, chunk 4 ({len(chunks)} chunks), "
         f"cProfile total own time {total:.2f} s (profiler overhead inflates small functions)",
         f"   {'tottime s':>9} {'%':>5} {'calls':>9} {'us/call':>8} {'cumtime s':>9}  function",
     ]
@@ -188,28 +280,99 @@ def _profile(mode: Mode, kind: str, top: int) -> str:
     return "\n".join(lines)
 
 
+def _profiles(mode: Mode, dialects: list, calls: dict) -> list[str]:
+    from .dialects import call_reply
+    from .ours import make_qwen_parser
+
+    profiles = [
+        _profile(f"qwen stack, {kind} {size_label(mode.size)}", make_qwen_parser, build_reply(kind, mode.size).text, 15)
+        for kind in FIXTURE_KINDS
+    ]
+    for dialect in dialects:
+        if dialect.xml_like:
+            reply = call_reply(dialect, calls[("string-arg", mode.call_size)])
+            make_parser = functools.partial(dialect.make_parser, {"tools": reply.tools})
+            profiles.append(_profile(f"{dialect.label}, string-arg {size_label(mode.call_size)}", make_parser,
+                                     reply.text, 12))
+    return profiles
+
+
+def _render_dialects(mode: Mode, dialects: list, plan: list, calls: dict, rows: list[dict],
+                     peer: PeerRun | None) -> str:
+    typed = calls[("typed-args", TYPED_ARGS)]
+    long_call = calls[("string-arg", mode.call_size)]
+    chunk1 = (f"; chunk 1 on a {size_label(mode.call_chunk1_size)}-char value (a {size_label(mode.call_size)} value "
+              "one character at a time, for every dialect, would take minutes)"
+              if mode.call_chunk1_size != mode.call_size else "")
+    header = [
+        "6. tool dialects: create_parser(tool_parser=D, reasoning_parser=None, request with the call's schema); "
+        f"reply = {CALL_CONTENT!r} + D.render([call]) (a bare block wrapped in D's open tag); "
+        "gpt-oss = create_parser(response_parser='gpt-oss') on text (a commentary preamble, then the call; "
+        "LMDeploy's gpt-oss parser reads token ids only, so it has no peer here)",
+        f"   string-arg: {long_call.name}(content=~{size_label(mode.call_size)} chars of prose with quotes, newlines, "
+        f"tabs, backslashes, some '<'){chunk1}",
+        f"   typed-args: {typed.name}() with {TYPED_ARGS} short arguments cycling string, integer, number, boolean, "
+        f"array, each typed by the schema ({len(typed.arguments) // 1000}K chars of arguments JSON)",
+        "   checked before timing: one call, its name, arguments equal as JSON (verbatim when the wire carries the "
+        "JSON), the content, no reasoning",
+    ]
+    return render_dialects(
+        rows,
+        dialects=[(d.label, d.names) for d in dialects],
+        plan=plan,
+        linearity=(mode.call_small, mode.call_size),
+        header=header,
+        peer=peer,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100 KB fixtures and fewer repeats (< 60 s)")
     parser.add_argument("--json", metavar="PATH", help="also write every number to PATH as JSON")
     parser.add_argument("--peers", action="store_true", help="also run the peers (scripts/setup_bench_peers.sh)")
-    parser.add_argument("--profile", action="store_true", help="also cProfile the chunk-4 stack runs")
+    parser.add_argument("--profile", action="store_true",
+                        help="also cProfile the chunk-4 runs (qwen stack, each XML-like dialect's string argument)")
+    parser.add_argument("--dialects", default="all", metavar="NAMES",
+                        help="tool dialect groups for sections 6-7: all (default), none, or comma-separated names "
+                             "(any registered alias, or gpt-oss)")
     args = parser.parse_args(argv)
     mode = QUICK if args.quick else FULL
+    from .dialects import select_dialects
+
+    try:
+        dialects = select_dialects(args.dialects)
+    except ValueError as exc:
+        parser.error(str(exc))
 
     started = time.perf_counter()
+    phases: dict[str, float] = {}
+
+    def phase(name: str, run):
+        begun = time.perf_counter()
+        value = run()
+        phases[name] = time.perf_counter() - begun
+        return value
+
     env = _environment(mode)
+    plan = _dialect_plan(mode)
+    calls = phase("fixtures", lambda: _calls(plan) if dialects else {})
     _progress(f"bench ({mode.name}): checking and timing ...")
     try:
-        results = _measure_ours(mode)
+        results = phase("qwen stack", lambda: _measure_ours(mode))
+        dialect_rows = phase("dialects", lambda: _measure_dialects(mode, dialects, plan, calls))
     except ReconstructionError as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1
-    peers = _run_peers(mode) if args.peers else []
-    profiles = [_profile(mode, kind, top=15) for kind in FIXTURE_KINDS] if args.profile else []
+    peers = phase("peers (qwen stack)", lambda: _run_peers(mode)) if args.peers else []
+    dialect_peer = None
+    if args.peers and dialects:
+        dialect_peer = phase("peers (dialects)", lambda: _run_dialect_peers(mode, dialects, plan, calls))
+    profiles = phase("profiles", lambda: _profiles(mode, dialects, calls)) if args.profile else []
     elapsed = time.perf_counter() - started
 
     targets_text, targets = _targets(results, mode)
+    dialect_targets_text, dialect_targets = _dialect_targets(dialect_rows, mode, dialects)
     dirty = env["lmparse_uncommitted"]
     print(
         f"lmparse bench ({mode.name}) - lmparse {env['lmparse']} @ {env['git'] or '?'}"
@@ -231,23 +394,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             peers=peers,
         )
     )
+    if dialects:
+        print()
+        print(_render_dialects(mode, dialects, plan, calls, dialect_rows, dialect_peer))
     print()
     print(targets_text)
+    if dialects:
+        print()
+        print(dialect_targets_text)
     for profile in profiles:
         print()
         print(profile)
-    print(f"\ntotal run time {elapsed:.1f} s")
+    spent = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in phases.items())
+    print(f"\ntotal run time {elapsed:.1f} s ({spent})")
 
     if args.json:
         payload = {
             "environment": env,
             "elapsed_s": elapsed,
+            "phases_s": phases,
             "results": results,
-            "targets": targets,
+            "targets": targets + dialect_targets,
             "profiles": profiles,
+            "dialects": dialect_rows,
             "peers": [
                 {"name": p.name, "impl": p.impl, "status": p.status, "results": p.records, "errors": p.errors}
-                for p in peers
+                for p in peers + ([dialect_peer] if dialect_peer else [])
             ],
         }
         Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")

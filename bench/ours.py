@@ -1,4 +1,5 @@
-"""Measurements of lmparse itself: the qwen parser stack, the JSON scanner, and the pass-through floor.
+"""Measurements of lmparse itself: the qwen parser stack, every tool dialect, the JSON
+scanner, and the pass-through floor.
 
 Each ``measure_*`` function checks the output once (raising on any difference),
 then times fresh instances with ``timing.best_of``.  Chunks are split before the
@@ -15,11 +16,18 @@ from lmparse import create_parser
 from lmparse.messages import DeltaMessage
 from lmparse.tools.json_scanner import JsonValueScanner
 
-from .fixtures import TOOLS, Reply, split_chunks
+from .fixtures import TOOLS, CallReply, Reply, chunk_label, split_chunks
 from .timing import Settings, best_of, record
-from .verify import ReconstructionError, check_reconstruction
+from .verify import ReconstructionError, check_call, check_reconstruction
 
-__all__ = ["make_qwen_parser", "PassThrough", "measure_stack", "measure_scanner", "measure_passthrough"]
+__all__ = [
+    "make_qwen_parser",
+    "PassThrough",
+    "measure_stack",
+    "measure_call",
+    "measure_scanner",
+    "measure_passthrough",
+]
 
 _REQUEST = {"tools": TOOLS}
 
@@ -72,6 +80,20 @@ def measure_stack(reply: Reply, size: int, chunk: int | None, settings: Settings
     )
     timing = best_of(make_qwen_parser, lambda p: _feed_all(p, body, last), settings, estimate)
     return record(section, "lmparse", reply.kind, size, chunk, len(reply.text), count, timing)
+
+
+def measure_call(
+    make_parser: Callable[[dict], Any], reply: CallReply, chunk: int | None, settings: Settings, section: str
+) -> dict:
+    """One dialect on one call reply; ``make_parser(request)`` builds a fresh parser."""
+    body, last, count = _split(reply.text, chunk)
+    request = {"tools": reply.tools}
+    where = f"lmparse {reply.dialect}, {reply.kind} {reply.size}, chunk {chunk_label(chunk)}"
+    estimate = _checked_estimate(lambda: check_call(_stream_deltas(make_parser(request), body, last), reply, where))
+    timing = best_of(lambda: make_parser(request), lambda p: _feed_all(p, body, last), settings, estimate)
+    row = record(section, "lmparse", reply.kind, reply.size, chunk, len(reply.text), count, timing)
+    row["dialect"] = reply.dialect
+    return row
 
 
 def measure_passthrough(reply: Reply, size: int, chunk: int | None, settings: Settings) -> dict:

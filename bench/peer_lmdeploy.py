@@ -1,8 +1,14 @@
-"""Peer runner: LMDeploy's parser package (Qwen tool parser + default response parser).
+"""Peer runner: LMDeploy's parser package (its default response parser with one of its tool parsers).
 
 Runs inside ``bench/.peers/lmdeploy`` (made by ``scripts/setup_bench_peers.sh``),
 never in the benchmark's own process: ``python -m bench.peer_lmdeploy`` reads a
-JSON job on stdin and prints JSON results on stdout.  ``--check`` only imports.
+JSON job on stdin and prints JSON results on stdout.  ``--check`` only imports;
+``--names`` prints the tool parser names LMDeploy registers.
+
+A job holds ``configs`` (the Qwen stack fixtures, built here from ``bench.fixtures``)
+and/or ``calls`` (dialect replies rendered by our side, each with the names its
+dialect answers to: the first one LMDeploy registers picks its parser, with no
+reasoning parser, as ours runs).
 
 LMDeploy is installed with ``--no-deps``, so no torch.  Its parser modules are
 pure Python, but three package modules on their import path pull in the engines;
@@ -32,9 +38,17 @@ import time
 import types
 from typing import Any, Iterator
 
-from .fixtures import QWEN_SPECIAL_TOKENS, TOOLS, build_reply, split_chunks, split_chunks_keeping
+from .fixtures import (
+    QWEN_SPECIAL_TOKENS,
+    TOOLS,
+    CallReply,
+    build_reply,
+    chunk_label,
+    split_chunks,
+    split_chunks_keeping,
+)
 from .timing import Settings, best_of, record
-from .verify import ReconstructionError, check_reconstruction
+from .verify import ReconstructionError, check_call, check_reconstruction
 
 # The peer's registry names for the configuration lmparse runs as tool_parser="qwen",
 # reasoning_parser="qwen3" (LMDeploy folds the Qwen3 reasoning parser into "default").
@@ -42,7 +56,14 @@ TOOL_PARSER = "qwen3"
 REASONING_PARSER = "default"
 
 
-def _import_parsers() -> tuple[Any, Any, str]:
+_IMPORTED: tuple[Any, Any, Any, str] | None = None
+
+
+def _import_parsers() -> tuple[Any, Any, Any, str]:
+    """(ResponseParserManager, ToolParserManager, ChatCompletionRequest, version), imported once."""
+    global _IMPORTED
+    if _IMPORTED is not None:
+        return _IMPORTED
     spec = importlib.util.find_spec("lmdeploy")
     if spec is None or spec.origin is None:
         raise ImportError("lmdeploy is not installed in this virtualenv")
@@ -59,16 +80,26 @@ def _import_parsers() -> tuple[Any, Any, str]:
 
     from lmdeploy.serve.openai.protocol import ChatCompletionRequest
     from lmdeploy.serve.parsers import ResponseParserManager
+    from lmdeploy.serve.parsers.tool_parser import ToolParserManager
 
-    return ResponseParserManager, ChatCompletionRequest, version("lmdeploy")
+    _IMPORTED = ResponseParserManager, ToolParserManager, ChatCompletionRequest, f"lmdeploy {version('lmdeploy')}"
+    return _IMPORTED
 
 
-def _parser_factory() -> tuple[Any, str]:
-    manager, request_cls, version = _import_parsers()
-    cls = manager.get("default")
-    cls.set_parsers(reasoning_parser_name=REASONING_PARSER, tool_parser_name=TOOL_PARSER)
-    request = request_cls(model="bench", messages=[{"role": "user", "content": "write a.txt"}], tools=TOOLS)
-    return (lambda: cls(request)), f"lmdeploy {version}"
+def _parser_factory(tool_parser: str, reasoning_parser: str | None, tools: list) -> tuple[Any, str]:
+    """A fresh-parser factory and the implementation's name.  The parser names are class
+    attributes of the response parser, so each configuration gets its own subclass."""
+    responses, _tools, request_cls, impl = _import_parsers()
+    base = responses.get("default")
+    unset = {"reasoning_parser_cls": None, "tool_parser_cls": None}
+    cls = type(f"Bench_{tool_parser}_{reasoning_parser}", (base,), unset)
+    cls.set_parsers(reasoning_parser_name=reasoning_parser, tool_parser_name=tool_parser)
+    request = request_cls(model="bench", messages=[{"role": "user", "content": "go"}], tools=tools)
+    return (lambda: cls(request)), impl
+
+
+def tool_parser_names() -> list[str]:
+    return sorted(_import_parsers()[1].module_dict)
 
 
 def _feed_all(parser: Any, body: list[str], last: str) -> None:
@@ -89,23 +120,31 @@ def _stream_deltas(parser: Any, body: list[str], last: str) -> Iterator:
 def _measure(make_parser, impl: str, section: str, reply, size: int, chunk, settings: Settings, where: str) -> dict:
     """Check, then time.  If plain character chunks give wrong output, the row is measured on
     chunks that keep Qwen's special tokens whole (what a real engine sends) and says so."""
+    return _checked_timing(
+        make_parser, reply.text, chunk, settings, QWEN_SPECIAL_TOKENS,
+        lambda deltas, suffix: check_reconstruction(deltas, reply, where + suffix),
+        lambda chunks, timing: record(section, impl, reply.kind, size, chunk, len(reply.text), len(chunks), timing),
+    )
+
+
+def _checked_timing(make_parser, text: str, chunk, settings: Settings, keep: tuple[str, ...], check, make_row) -> dict:
     chunking, plain_error = "chars", None
-    chunks = split_chunks(reply.text, chunk)
+    chunks = split_chunks(text, chunk)
     start = time.perf_counter()
     try:
-        check_reconstruction(_stream_deltas(make_parser(), chunks[:-1], chunks[-1]), reply, where)
+        check(_stream_deltas(make_parser(), chunks[:-1], chunks[-1]), "")
     except ReconstructionError as exc:
+        if not keep:
+            raise
         plain_error = str(exc)
         chunking = "special-tokens-whole"
-        chunks = split_chunks_keeping(reply.text, chunk, QWEN_SPECIAL_TOKENS)
+        chunks = split_chunks_keeping(text, chunk, keep)
         start = time.perf_counter()
-        check_reconstruction(
-            _stream_deltas(make_parser(), chunks[:-1], chunks[-1]), reply, where + " (special tokens whole)"
-        )
+        check(_stream_deltas(make_parser(), chunks[:-1], chunks[-1]), " (special tokens whole)")
     estimate = time.perf_counter() - start
     body, last = chunks[:-1], chunks[-1]
     timing = best_of(make_parser, lambda p: _feed_all(p, body, last), settings, estimate)
-    row = record(section, impl, reply.kind, size, chunk, len(reply.text), len(chunks), timing)
+    row = make_row(chunks, timing)
     row["chunking"] = chunking
     row["plain_chunking_error"] = plain_error
     return row
@@ -119,13 +158,27 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise _Timeout()
 
 
-def run_job(job: dict) -> dict:
-    make_parser, impl = _parser_factory()
-    settings = Settings(*job["settings"])
-    limit = int(job.get("config_timeout", 120))
-    signal.signal(signal.SIGALRM, _on_alarm)
-    records: list[dict] = []
-    errors: list[dict] = []
+def _guarded(limit: int, config: dict, records: list[dict], errors: list[dict], measure, *args: Any) -> None:
+    """Run ``measure(*args)`` under an alarm; a wrong, failing or slow peer costs only its row."""
+    signal.alarm(limit)
+    try:
+        row = measure(*args)
+    except ReconstructionError as exc:
+        errors.append({**config, "error": str(exc)})
+    except _Timeout:
+        errors.append({**config, "error": f"timed out after {limit} s"})
+    except Exception as exc:  # the peer misbehaving must not hide the other rows
+        errors.append({**config, "error": f"{type(exc).__name__}: {exc}"})
+    else:
+        records.append(row)
+    finally:
+        signal.alarm(0)
+
+
+def _run_configs(job: dict, settings: Settings, limit: int, records: list[dict], errors: list[dict]) -> None:
+    if not job.get("configs"):
+        return
+    make_parser, impl = _parser_factory(TOOL_PARSER, REASONING_PARSER, TOOLS)
     replies: dict[tuple[str, int], Any] = {}
     for section, kind, size, chunk in job["configs"]:
         reply = replies.get((kind, size))
@@ -133,26 +186,59 @@ def run_job(job: dict) -> dict:
             reply = replies[(kind, size)] = build_reply(kind, size)
         config = {"section": section, "fixture": kind, "size": size, "chunk": chunk}
         where = f"{impl}, {kind} {size} chars, chunk {chunk or 'whole'}"
-        signal.alarm(limit)
-        try:
-            row = _measure(make_parser, impl, section, reply, size, chunk, settings, where)
-        except ReconstructionError as exc:
-            errors.append({**config, "error": str(exc)})
-        except _Timeout:
-            errors.append({**config, "error": f"timed out after {limit} s"})
-        except Exception as exc:  # the peer misbehaving must not hide the other rows
-            errors.append({**config, "error": f"{type(exc).__name__}: {exc}"})
-        else:
-            records.append(row)
-        finally:
-            signal.alarm(0)
+        _guarded(limit, config, records, errors, _measure, make_parser, impl, section, reply, size, chunk, settings,
+                 where)
+
+
+def _measure_call(make_parser, impl: str, parser_name: str, reply: CallReply, section: str, chunk, settings,
+                  keep: tuple[str, ...]) -> dict:
+    where = f"{impl} {parser_name}, {reply.kind} {reply.size}, chunk {chunk_label(chunk)}"
+    row = _checked_timing(
+        make_parser, reply.text, chunk, settings, keep,
+        lambda deltas, suffix: check_call(deltas, reply, where + suffix),
+        lambda chunks, timing: record(section, impl, reply.kind, reply.size, chunk, len(reply.text), len(chunks),
+                                      timing),
+    )
+    row["dialect"] = reply.dialect
+    row["peer_parser"] = parser_name
+    return row
+
+
+def _run_calls(job: dict, settings: Settings, limit: int, records: list[dict], errors: list[dict]) -> None:
+    registered = set(tool_parser_names())
+    for item in job.get("calls", ()):
+        reply = CallReply(**item["reply"])
+        parser_name = next((name for name in item["names"] if name in registered), None)
+        if parser_name is None:
+            continue  # our side asks only for dialects LMDeploy has (``--names``)
+        make_parser, impl = _parser_factory(parser_name, None, reply.tools)
+        keep = tuple(item.get("special_tokens", ()))
+        for section, chunk in item["runs"]:
+            config = {"section": section, "dialect": reply.dialect, "fixture": reply.kind, "size": reply.size,
+                      "chunk": chunk}
+            _guarded(limit, config, records, errors, _measure_call, make_parser, impl, parser_name, reply, section,
+                     chunk, settings, keep)
+
+
+def run_job(job: dict) -> dict:
+    settings = Settings(*job["settings"])
+    limit = int(job.get("config_timeout", 120))
+    signal.signal(signal.SIGALRM, _on_alarm)
+    records: list[dict] = []
+    errors: list[dict] = []
+    _run_configs(job, settings, limit, records, errors)
+    _run_calls(job, settings, limit, records, errors)
+    impl = _import_parsers()[3]
     return {"impl": impl, "records": records, "errors": errors, "torch_imported": "torch" in sys.modules}
 
 
 def main() -> int:
     if "--check" in sys.argv[1:]:
-        _, impl = _parser_factory()
+        _, impl = _parser_factory(TOOL_PARSER, REASONING_PARSER, TOOLS)
         print(f"{impl}: parser package imports; torch imported: {'torch' in sys.modules}")
+        return 0
+    if "--names" in sys.argv[1:]:
+        json.dump(tool_parser_names(), sys.stdout)
         return 0
     json.dump(run_job(json.load(sys.stdin)), sys.stdout)
     return 0

@@ -12,11 +12,11 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from .timing import Settings
 
-__all__ = ["PeerRun", "PEERS_DIR", "run_lmdeploy", "vllm_hermes"]
+__all__ = ["PeerRun", "PEERS_DIR", "run_lmdeploy", "run_lmdeploy_calls", "vllm_hermes"]
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_DIR = Path(__file__).resolve().parent / ".peers"
@@ -35,22 +35,35 @@ def _unavailable(name: str, reason: str) -> PeerRun:
     return PeerRun(name, None, f"unavailable ({reason})", [], [])
 
 
-def run_lmdeploy(configs: list[tuple[str, str, int, int | None]], settings: Settings, timeout: float) -> PeerRun:
+def _lmdeploy_python() -> Path | None:
     python = PEERS_DIR / "lmdeploy" / "bin" / "python"
-    if not python.exists():
-        return _unavailable("lmdeploy", f"no virtualenv at {python.parent.parent.relative_to(ROOT)}; {SETUP_HINT}")
-    job = {"configs": configs, "settings": list(settings), "config_timeout": 180}
+    return python if python.exists() else None
+
+
+def _lmdeploy_missing() -> PeerRun:
+    where = (PEERS_DIR / "lmdeploy").relative_to(ROOT)
+    return _unavailable("lmdeploy", f"no virtualenv at {where}; {SETUP_HINT}")
+
+
+def _run_runner(python: Path, args: list[str], stdin: str, timeout: float) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    return subprocess.run(
+        [str(python), "-m", "bench.peer_lmdeploy", *args],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def _run_lmdeploy_job(job: dict, timeout: float) -> PeerRun:
+    python = _lmdeploy_python()
+    if python is None:
+        return _lmdeploy_missing()
     try:
-        proc = subprocess.run(
-            [str(python), "-m", "bench.peer_lmdeploy"],
-            cwd=ROOT,
-            env=env,
-            input=json.dumps(job),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        proc = _run_runner(python, [], json.dumps(job), timeout)
     except subprocess.TimeoutExpired:
         return _unavailable("lmdeploy", f"runner timed out after {timeout:.0f} s")
     if proc.returncode != 0:
@@ -59,6 +72,37 @@ def run_lmdeploy(configs: list[tuple[str, str, int, int | None]], settings: Sett
     data = json.loads(proc.stdout)
     status = "ok" if not data.get("torch_imported") else "ok (but torch was imported)"
     return PeerRun("lmdeploy", data["impl"], status, data["records"], data["errors"])
+
+
+def run_lmdeploy(configs: list[tuple[str, str, int, int | None]], settings: Settings, timeout: float) -> PeerRun:
+    """The Qwen stack fixtures (``section, kind, size, chunk``), built by the runner itself."""
+    return _run_lmdeploy_job({"configs": configs, "settings": list(settings), "config_timeout": 180}, timeout)
+
+
+def _lmdeploy_tool_parsers(python: Path) -> list[str] | None:
+    """The tool parser names LMDeploy registers; None if its runner cannot say."""
+    try:
+        proc = _run_runner(python, ["--names"], "", 120)
+    except subprocess.TimeoutExpired:
+        return None
+    return json.loads(proc.stdout) if proc.returncode == 0 else None
+
+
+def run_lmdeploy_calls(
+    calls_for: Callable[[set[str]], list[dict]], settings: Settings, timeout: float
+) -> PeerRun:
+    """Dialect replies.  ``calls_for(names LMDeploy registers)`` gives the job's items, each
+    ``{"names", "reply" (CallReply fields), "runs": [[section, chunk], ...], "special_tokens"}``;
+    rows come back with a ``dialect`` and the ``peer_parser`` that ran."""
+    python = _lmdeploy_python()
+    if python is None:
+        return _lmdeploy_missing()
+    names = _lmdeploy_tool_parsers(python)
+    if names is None:
+        return _unavailable("lmdeploy", "its runner could not list its tool parsers (python -m bench.peer_lmdeploy "
+                                        "--names)")
+    calls = calls_for(set(names))
+    return _run_lmdeploy_job({"calls": calls, "settings": list(settings), "config_timeout": 180}, timeout)
 
 
 def vllm_hermes() -> PeerRun:

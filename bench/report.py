@@ -7,7 +7,7 @@ from typing import Iterable, Sequence
 from .fixtures import chunk_label
 from .peers import PeerRun
 
-__all__ = ["Table", "fmt", "render_run", "size_label"]
+__all__ = ["Table", "fmt", "render_run", "render_dialects", "size_label"]
 
 
 def fmt(value: float | None, unit: str = "") -> str:
@@ -34,8 +34,9 @@ def size_label(chars: int) -> str:
 
 
 class Table:
-    def __init__(self, headers: Sequence[str]) -> None:
+    def __init__(self, headers: Sequence[str], left: int = 1) -> None:
         self.headers = list(headers)
+        self.left = left  # leading columns that hold names (left-aligned); the rest are numbers
         self.rows: list[list[str]] = []
 
     def add(self, *cells: object) -> None:
@@ -45,8 +46,9 @@ class Table:
         widths = [max(len(r[i]) for r in [self.headers, *self.rows]) for i in range(len(self.headers))]
 
         def line(cells: list[str]) -> str:
-            # First column left-aligned (a name), the rest right-aligned (numbers).
-            out = [cells[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+            k = self.left
+            out = [c.ljust(w) for c, w in zip(cells[:k], widths[:k])]
+            out += [c.rjust(w) for c, w in zip(cells[k:], widths[k:])]
             return "  ".join(out).rstrip()
 
         rule = "  ".join("-" * w for w in widths)
@@ -164,3 +166,118 @@ def _linearity_row(rows: dict, kind: str, at: int, chunk: int | None, main_size:
     if row is None and at == main_size:
         row = rows.get(("stack", kind, at, chunk))
     return row
+
+
+def _dialect_index(rows: Iterable[dict]) -> dict[tuple, dict]:
+    return {(r["dialect"], r["section"], r["fixture"], r["size"], r["chunk"]): r for r in rows}
+
+
+def render_dialects(
+    rows: list[dict],
+    *,
+    dialects: Sequence[tuple[str, tuple[str, ...]]],
+    plan: Sequence[tuple[str, str, int, int | None]],
+    linearity: tuple[int, int],
+    header: Sequence[str],
+    peer: PeerRun | None,
+) -> str:
+    """Sections 6 (throughput per dialect) and 7 (linearity per dialect).  ``dialects`` are
+    ``(label, names)``, ``plan`` the ``(section, kind, size, chunk)`` each dialect ran,
+    ``linearity`` the (small, large) sizes compared."""
+    ours = _dialect_index(rows)
+    theirs = _dialect_index(peer.records) if peer is not None else {}
+    with_peer = peer is not None and bool(peer.records)
+    out = list(header)
+    footnote = False
+
+    headers = ["dialect", "fixture", "size", "chunk", "chunks", "MB/s", "us/chunk"]
+    if with_peer:
+        headers += [f"{peer.name} MB/s", f"ours/{peer.name}"]
+    table = Table(headers, left=2)
+    for i, (label, _names) in enumerate(dialects):
+        if i:
+            table.add(*[""] * len(headers))
+        first = True
+        for section, kind, size, chunk in plan:
+            if section != "dialect":
+                continue
+            r = ours.get((label, section, kind, size, chunk))
+            cells = [label if first else "", kind, _call_size(kind, size), chunk_label(chunk),
+                     r["chunks"] if r else "-", fmt(r and r["mb_per_s"]), fmt(r and r["us_per_chunk"])]
+            first = False
+            if with_peer:
+                q = theirs.get((label, section, kind, size, chunk))
+                mark = "" if q is None or q.get("chunking", "chars") == "chars" else " *"
+                footnote |= bool(mark)
+                cells += [fmt(q and q["mb_per_s"]) + mark, _ratio(r and r["mb_per_s"], q and q["mb_per_s"])]
+            table.add(*cells)
+    out.append(table.render())
+    if footnote:
+        out.append(f"   * {peer.name} gave wrong output on plain character chunks (see the notes below); this number "
+                   "is on chunks that keep the dialect's declared markers whole (fewer, longer chunks)")
+    aliases = [f"{label} = {', '.join(names[1:])}" for label, names in dialects if len(names) > 1]
+    if aliases:
+        out.append("   aliases: " + "; ".join(aliases))
+    if with_peer:
+        ran = {key[0] for key in theirs} | {err["dialect"] for err in peer.errors}
+        unpeered = [label for label, _names in dialects if label not in ran]
+        if unpeered:
+            out.append(f"   {peer.name} has no parser for: {', '.join(unpeered)}")
+    out.append("")
+
+    small, large = linearity
+    headers = ["dialect", "chunk", f"us/KB @{size_label(small)}", f"us/KB @{size_label(large)}",
+               f"ratio {size_label(large)}/{size_label(small)}"]
+    if with_peer:
+        headers.append(f"{peer.name} ratio")
+    table = Table(headers)
+    chunks = [chunk for section, _kind, _size, chunk in plan if section == "linearity"]
+    for label, _names in dialects:
+        for chunk in chunks:
+            a = _dialect_linearity_row(ours, label, large, chunk)
+            b = _dialect_linearity_row(ours, label, small, chunk)
+            cells = [label, chunk_label(chunk), fmt(b and b["us_per_kb"]), fmt(a and a["us_per_kb"]),
+                     _ratio(a and a["us_per_kb"], b and b["us_per_kb"])]
+            if with_peer:
+                pa = _dialect_linearity_row(theirs, label, large, chunk)
+                pb = _dialect_linearity_row(theirs, label, small, chunk)
+                cells.append(_ratio(pa and pa["us_per_kb"], pb and pb["us_per_kb"]))
+            table.add(*cells)
+    out.append(f"7. tool dialect linearity: string-arg time per 1000 input chars (us/KB) at {size_label(small)} and "
+               f"{size_label(large)}; ratio = us/KB @{size_label(large)} / us/KB @{size_label(small)}")
+    out.append(table.render())
+    if peer is not None:
+        out += ["", *_dialect_peer_notes(peer)]
+    return "\n".join(out)
+
+
+def _call_size(kind: str, size: int) -> str:
+    return f"{size} args" if kind == "typed-args" else size_label(size)
+
+
+def _dialect_linearity_row(rows: dict, label: str, size: int, chunk: int | None) -> dict | None:
+    return rows.get((label, "linearity", "string-arg", size, chunk)) or rows.get(
+        (label, "dialect", "string-arg", size, chunk)
+    )
+
+
+def _dialect_peer_notes(peer: PeerRun) -> list[str]:
+    out = [f"   peer {peer.name} (dialects): {peer.impl + ': ' if peer.impl else ''}{peer.status}"]
+    realigned: dict[str, list[str]] = {}
+    for r in peer.records:
+        if r.get("plain_chunking_error"):
+            realigned.setdefault(f"{r['dialect']} ({r['peer_parser']})", []).append(
+                f"{r['fixture']} {_call_size(r['fixture'], r['size'])} chunk {chunk_label(r['chunk'])}"
+            )
+    for where, configs in realigned.items():
+        out.append(f"     * wrong on plain character chunks, {where}: {', '.join(configs)}")
+    examples: dict[str, str] = {}
+    for r in peer.records:
+        if r.get("plain_chunking_error"):
+            examples.setdefault(r["dialect"], r["plain_chunking_error"])
+    out += [f"       e.g. {example[:240]}" for example in examples.values()]
+    for err in peer.errors:
+        where = (f"{err['dialect']} {err['fixture']} {_call_size(err['fixture'], err['size'])} "
+                 f"chunk {chunk_label(err['chunk'])}")
+        out.append(f"     {where}: {err['error'][:240]}")
+    return out

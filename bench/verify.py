@@ -8,11 +8,12 @@ applies to peer implementations' delta objects.  Standard library only.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable
 
-from .fixtures import Reply
+from .fixtures import CallReply, Reply
 
-__all__ = ["ReconstructionError", "Folded", "fold", "check_reconstruction"]
+__all__ = ["ReconstructionError", "Folded", "fold", "check_reconstruction", "check_call"]
 
 
 class ReconstructionError(AssertionError):
@@ -81,3 +82,48 @@ def check_reconstruction(deltas: Iterable[tuple[Any, bool]], reply: Reply, where
         problems.append(f"content {got.content[:80]!r}, want {reply.content!r}")
     if problems:
         raise ReconstructionError(f"{where}: wrong output: " + "; ".join(problems))
+
+
+def check_call(deltas: Iterable[tuple[Any, bool]], reply: CallReply, where: str) -> None:
+    """Raise ``ReconstructionError`` unless the deltas rebuild the reply's one call: its name,
+    arguments equal as JSON (character for character when ``reply.exact``), no reasoning,
+    and its content.  Whitespace ending the content is not compared: it sits right before
+    the tool block, where some parsers count it as the block's opening."""
+    got = fold(deltas)
+    problems: list[str] = []
+    if sorted(got.arguments) != [0]:
+        problems.append(f"tool call indices {sorted(got.arguments)}, want [0]")
+    else:
+        if got.names[0] != [reply.name]:
+            problems.append(f"tool name fragments {got.names[0]!r}, want [{reply.name!r}]")
+        arguments = got.arguments[0]
+        if reply.exact:
+            if arguments != reply.arguments:
+                problems.append("arguments differ: " + _first_difference(arguments, reply.arguments))
+        else:
+            try:
+                value = json.loads(arguments)
+            except ValueError as exc:
+                problems.append(f"arguments are not JSON ({exc}): {arguments[:80]!r}")
+            else:
+                want = json.loads(reply.arguments)
+                if value != want:
+                    problems.append("arguments differ as JSON: " + _first_json_difference(value, want))
+    if got.reasoning:
+        problems.append(f"reasoning {got.reasoning[:80]!r}, want none")
+    if got.content.rstrip() != reply.content.rstrip():
+        problems.append(f"content {got.content[:80]!r}, want {reply.content!r}")
+    if problems:
+        raise ReconstructionError(f"{where}: wrong output: " + "; ".join(problems))
+
+
+def _first_json_difference(got: Any, want: Any) -> str:
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in want:
+            if key not in got:
+                return f"{key!r} missing"
+            if got[key] != want[key]:
+                return f"{key!r}: got {got[key]!r} want {want[key]!r}"
+        extra = [key for key in got if key not in want]
+        return f"unexpected keys {extra[:5]!r}"
+    return f"got {str(got)[:80]!r} want {str(want)[:80]!r}"

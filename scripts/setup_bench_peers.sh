@@ -5,7 +5,9 @@
 # installed with --no-deps (its declared dependencies include torch, triton and CUDA
 # libraries); only the pure-Python packages its parser modules import are added.
 # bench/peer_lmdeploy.py bypasses the three engine-importing package modules at run
-# time (see its docstring); no installed file is modified.
+# time (see its docstring); no installed file is modified. It runs the qwen stack and,
+# for every tool dialect of ours that LMDeploy also registers (its --names), the same
+# dialect replies; its gpt-oss parser reads token ids only, so it has no text path to compare.
 #
 # vLLM's hermes parser is not set up: its tool-parser base imports torch at module
 # level (vllm.sampling_params -> vllm.utils.torch_utils) and needs an HF tokenizer.
@@ -31,3 +33,4 @@ rm -rf "$VENV"
 
 cd "$ROOT"
 "$VENV/bin/python" -m bench.peer_lmdeploy --check
+echo "lmdeploy tool parsers: $("$VENV/bin/python" -m bench.peer_lmdeploy --names)"
