@@ -262,7 +262,9 @@ class XmlToolParser(ToolParser):
                 return pos
         fresh = not scanner.started
         end = scanner.scan(text, pos, final)
-        if fresh and (scanner.broken or scanner.is_scalar):  # ``3``, ``True``, ``hello``
+        # ``3``, ``True``, ``hello``: converted at the closing tag.  An object or array is
+        # forwarded as it comes, even one that breaks off later (it may break in any chunk).
+        if fresh and (scanner.is_scalar or (scanner.broken and not scanner.container)):
             self._value_mode, self._value_scanner = _BUFFER, None
             return pos
         if end > pos:
