@@ -20,7 +20,7 @@ import orjson
 
 from .engines.base import GenerationRequest
 from .runner import ChatRunner
-from .validate import arguments_json, optional_bool, optional_int, parser_request, require, stop_list
+from .validate import arguments_json, joined_text, optional_bool, optional_int, parser_request, require, stop_list
 
 __all__ = ["parse_request", "stream_response", "complete_response", "error_body", "AnthropicOptions"]
 
@@ -38,19 +38,6 @@ def error_body(message: str, kind: str = "invalid_request_error") -> dict:
 
 
 # ---- request ------------------------------------------------------------------------------
-
-
-def _block_text(content: Any, path: str) -> str:
-    if isinstance(content, str):
-        return content
-    require(isinstance(content, list), f"{path} must be a string or a list of blocks", path)
-    texts = []
-    for j, block in enumerate(content):
-        kind = block.get("type") if isinstance(block, dict) else None
-        require(kind == "text" and isinstance(block.get("text"), str),
-                f"{path}[{j}] must be a text block; got {kind!r}", f"{path}[{j}]")
-        texts.append(block["text"])
-    return "".join(texts)
 
 
 def _convert_message(raw: Any, i: int) -> list[dict]:
@@ -87,7 +74,7 @@ def _convert_message(raw: Any, i: int) -> list[dict]:
             tool_id = block.get("tool_use_id")
             require(isinstance(tool_id, str) and tool_id, f"{bpath}.tool_use_id must be a non-empty string",
                     f"{bpath}.tool_use_id")
-            text = _block_text(block.get("content", ""), f"{bpath}.content")
+            text = joined_text(block.get("content", ""), f"{bpath}.content", "block")
             if block.get("is_error"):
                 text = f"Error: {text}"
             results.append({"role": "tool", "tool_call_id": tool_id, "content": text})
@@ -181,7 +168,7 @@ def parse_request(body: Any, default_model: str) -> tuple[GenerationRequest, Ant
     messages: list[dict] = []
     system = body.get("system")
     if system is not None:
-        messages.append({"role": "system", "content": _block_text(system, "system")})
+        messages.append({"role": "system", "content": joined_text(system, "system", "block")})
     for i, raw in enumerate(raw_messages):
         messages.extend(_convert_message(raw, i))
     tools = _tools(body.get("tools"))

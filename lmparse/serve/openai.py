@@ -18,7 +18,7 @@ import orjson
 
 from .engines.base import GenerationRequest
 from .runner import ChatRunner
-from .validate import (arguments_json, check_tool_schemas, optional_bool, optional_int, parser_request, require,
+from .validate import (arguments_json, check_tool_schemas, joined_text, optional_bool, optional_int, parser_request, require,
                        stop_list)
 
 __all__ = ["OpenAIOptions", "parse_request", "stream_response", "complete_response", "error_body",
@@ -54,16 +54,7 @@ def _text(content: Any, path: str, required: bool) -> str | None:
     if content is None:
         require(not required, f"{path} is required", path)
         return None
-    if isinstance(content, str):
-        return content
-    require(isinstance(content, list), f"{path} must be a string or a list of content parts", path)
-    texts = []
-    for j, part in enumerate(content):
-        kind = part.get("type") if isinstance(part, dict) else None
-        require(kind == "text" and isinstance(part.get("text"), str),
-                f"{path}[{j}] must be a text part (type 'text'); got {kind!r}", f"{path}[{j}]")
-        texts.append(part["text"])
-    return "".join(texts)
+    return joined_text(content, path, "content part")
 
 
 def _message(raw: Any, i: int) -> dict:

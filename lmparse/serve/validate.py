@@ -17,6 +17,20 @@ def require(condition: bool, message: str, param: str) -> None:
         raise RequestError(message, param)
 
 
+def joined_text(content: Any, path: str, noun: str) -> str:
+    """Text given as a string, or as a list of ``{"type": "text", "text": ...}`` items joined."""
+    if isinstance(content, str):
+        return content
+    require(isinstance(content, list), f"{path} must be a string or a list of {noun}s", path)
+    texts = []
+    for j, item in enumerate(content):
+        kind = item.get("type") if isinstance(item, dict) else None
+        require(kind == "text" and isinstance(item.get("text"), str),
+                f"{path}[{j}] must be a text {noun} (type 'text'); got {kind!r}", f"{path}[{j}]")
+        texts.append(item["text"])
+    return "".join(texts)
+
+
 def optional_int(body: dict, field: str, minimum: int = 1, maximum: int | None = None) -> int | None:
     value = body.get(field)
     if value is None:
