@@ -131,6 +131,20 @@ def cases(w: Wire):
         Expected(None, None, [("g", "{}")]),
         REQUEST,
     )
+    extra_brace = w.call("f", A).replace(w.close, "}" + w.close)
+    yield (
+        "stray_brace_before_close_tag_dropped",
+        "</think>" + extra_brace + "\nDone.",
+        Expected("\nDone.", None, [("f", A)]),
+        REQUEST,
+    )
+    prose = " Here is a much longer explanation of what I did."
+    yield (
+        "long_text_before_close_tag_stays_content",
+        "</think>" + w.call("f", A).replace(w.close, prose + w.close),
+        Expected(prose.lstrip() + w.close, None, [("f", A)]),  # whitespace after the envelope is syntax
+        REQUEST,
+    )
     yield (
         "thinking_off_starts_plain",
         "Hi" + w.call("f", A),

@@ -30,6 +30,8 @@ Deltas = list[tuple[DeltaMessage, bool]]
 
 # Per-call states.
 _NO_CALL, _UNNAMED, _ACCEPTED, _DROPPED = range(4)
+# How many characters of stray text a block may hold before its close tag.
+_STRAY_LIMIT = 32
 
 
 def new_call_id() -> str:
@@ -68,6 +70,7 @@ class ToolParser:
         self._allowed = request.allowed_names
         self._id_factory = id_factory
         self.dropped: list[DroppedCall] = []
+        self.stray_chars = 0  # characters dropped between a payload's end and its close tag
         self.calls_emitted = 0
         self._call_state = _NO_CALL
         self.start_block("")
@@ -127,12 +130,25 @@ class ToolParser:
         if text.startswith(close, pos):
             self.block_closed = True
             return pos + len(close)
-        if not final and (pos == n or text.endswith(self.tool_close_prefixes) or close.startswith(text[pos:])):
-            return start  # whitespace and maybe a partial close tag: wait
-        # Text that is not the close tag: the block ended without it; the text is not ours.
-        # At the end of input, whitespace and a cut-off close tag are the block's own.
+        if pos == n or text.endswith(self.tool_close_prefixes, pos) or close.startswith(text[pos:]):
+            if not final:
+                return start  # whitespace and maybe a partial close tag: wait
+            self.block_closed = True
+            return n  # at the end of input, whitespace and a cut-off close tag are the block's own
+        # A few stray characters before the close tag (a model's extra "}", say) are dropped
+        # with the block; anything longer means the block ended without its tag, and the
+        # text is not ours.
+        window = pos + _STRAY_LIMIT + len(close)
+        found = text.find(close, pos, window)
+        if found != -1:
+            self.stray_chars += found - pos
+            logger.info("dropped %r between a tool call and %s", text[pos:found], close)
+            self.block_closed = True
+            return found + len(close)
+        if not final and n < window:
+            return start
         self.block_closed = True
-        return n if close.startswith(text[pos:]) else start
+        return start
 
     # ---- dialect hooks ------------------------------------------------------------
 
