@@ -58,7 +58,9 @@ class ToolParser:
     tool_open_tags: tuple[str, ...] = ()
     tool_close_tag: str | None = None  # None: the block ends where the payload ends
     # Proper prefixes of the close tag that can end a chunk at a real token boundary,
-    # longest first; other splits are still held correctly, just found the slow way.
+    # longest first, verified against the family's tokenizers (tests/*prefixes*). They
+    # document where real splits fall; the parser itself holds a split anywhere, with one
+    # bounded look at the end of the text, so it needs no per-tokenizer fast path.
     tool_close_prefixes: tuple[str, ...] = ()
     # The payload may also open at the very start of the reply with no open tag,
     # at one of these characters.
@@ -130,7 +132,7 @@ class ToolParser:
         if text.startswith(close, pos):
             self.block_closed = True
             return pos + len(close)
-        if pos == n or text.endswith(self.tool_close_prefixes, pos) or close.startswith(text[pos:]):
+        if n - pos < len(close) and close.startswith(text[pos:]):
             if not final:
                 return start  # whitespace and maybe a partial close tag: wait
             self.block_closed = True
