@@ -93,7 +93,8 @@ class SectionToolParser(ToolParser):
     def _consume_header(self, text: str, pos: int, deltas: Deltas) -> int | None:
         end = text.find(self.header_end, pos)
         region = text[pos : held_prefix_start(text, self.header_end, pos)] if end == -1 else text[pos:end]
-        if len(region) > _MAX_HEADER or any(c in region for c in self.header_forbidden):
+        # Whitespace around a header (Kimi often ends one with a newline) is not prose.
+        if len(region) > _MAX_HEADER or any(c in region.strip(WHITESPACE) for c in self.header_forbidden):
             self._reject(deltas)
             return pos
         if end == -1:

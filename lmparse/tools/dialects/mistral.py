@@ -68,7 +68,7 @@ class MistralToolParser(JsonToolParser):
         return self._consume_arguments(text, pos, deltas, final)
 
     def _consume_head(self, text: str, deltas: Deltas, final: bool) -> int:
-        """``NAME[ARGS]`` or ``NAME[CALL_ID]ID[ARGS]``; the call opens at ``[ARGS]``."""
+        """``NAME[ARGS]``, ``NAME[CALL_ID]ID[ARGS]`` or ``NAME{``; the call opens there."""
         pos, n = 0, len(text)
         while True:
             if self._stage == _NAME and not self._word:
@@ -93,7 +93,16 @@ class MistralToolParser(JsonToolParser):
                 self._emit_delta(deltas, name=name, call_id=call_id)
                 self._arguments.reset()
                 return pos + len(ARGS)
-            if not final and at_partial(text, pos, ARGS, CALL_ID):
+            value = skip_ws(text, pos)
+            if word and self._stage == _NAME and value < n and text[value] == "{":
+                # ``NAME{...}``: what a v11+ stream reads like once a server has skipped
+                # the control token ``[ARGS]`` (``[TOOL_CALLS]`` kept).
+                self._stage = _VALUE
+                self._begin_call()
+                self._emit_delta(deltas, name=word)
+                self._arguments.reset()
+                return value
+            if not final and (value == n or at_partial(text, pos, ARGS, CALL_ID)):
                 return pos
             self._reject(deltas)  # prose after the marker: the block is text
             return pos
