@@ -37,7 +37,7 @@ from .runner import ChatRunner
 from .templates import load_template
 from .tokenizer import load_tokenizer, testdata_dir
 
-__all__ = ["ModelBinding", "create_app", "simulated_binding", "DEFAULT_MAX_BODY_BYTES"]
+__all__ = ["ModelBinding", "create_app", "simulated_binding", "upstream_binding", "DEFAULT_MAX_BODY_BYTES"]
 
 logger = logging.getLogger("lmparse.serve")
 
@@ -102,6 +102,30 @@ def simulated_binding(family: Family, token_rate: float = 0.0, reasoning_field: 
     return ModelBinding(name or family.name, family, engine, reasoning_field)
 
 
+def upstream_binding(family: Family, engine: str, url: str, model: str | None = None,
+                     reasoning_field: str = "reasoning_content", name: str | None = None,
+                     chat_template: str | None = None, max_tokens: int | None = None,
+                     transport: Any = None) -> ModelBinding:
+    """A family served by a real engine at ``url`` (vllm, sglang, lmdeploy, llamacpp); lmparse
+    renders the prompt with the family's chat template (or ``chat_template``, a jinja file)."""
+    from pathlib import Path
+
+    from .engines.upstream import DEFAULT_MAX_TOKENS, UpstreamEngine
+    from .templates import ChatTemplate
+
+    _require_parsers(family)
+    tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))
+    if chat_template:
+        template = ChatTemplate(Path(chat_template).read_text(encoding="utf-8"), Path(chat_template).name)
+    else:
+        template = load_template(testdata_dir(), family.template, family.tokenizer)
+    upstream = UpstreamEngine(engine, url, family, tokenizer, template, model, max_tokens or DEFAULT_MAX_TOKENS,
+                              transport=transport)
+    logger.info("model %s: %s at %s (%s), template %s", name or family.name, engine, url, family.name,
+                template.name if template else "ChatML fallback")
+    return ModelBinding(name or family.name, family, upstream, reasoning_field)
+
+
 # ---- transport -----------------------------------------------------------------------------
 
 
@@ -145,6 +169,16 @@ class EventStream:
         error = results[0]
         if isinstance(error, Exception) and not isinstance(error, OSError):
             raise error
+
+
+async def _closing(chunks: AsyncIterator[bytes], stream: Any) -> AsyncIterator[bytes]:
+    """``chunks``, then close the engine stream even if the body never started iterating."""
+    try:
+        async with aclosing(chunks) as body:
+            async for data in body:
+                yield data
+    finally:
+        await stream.aclose()
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -216,15 +250,21 @@ class _Server:
             gen_request, opts = parse(body, binding)
             parser = binding.new_parser(gen_request.parser_request)
             stream = binding.engine.start(gen_request)
+            opening = getattr(stream, "open", None)
+            if opening is not None:  # an upstream engine: its failure is a 502 before any byte
+                await opening()
         except RequestError as exc:
             self.metrics.inc("lmparse_request_errors_total", api=name, status=str(exc.status))
             return error(exc)
         self.metrics.inc("lmparse_requests_total", api=name, stream=str(opts.stream).lower())
         self.metrics.inc("lmparse_requests_in_flight")
         runner = ChatRunner(stream, parser, self.metrics)
+        bind_usage = getattr(stream, "bind_usage", None)
+        if bind_usage is not None:  # the upstream's own prompt count, known at the end
+            bind_usage(runner.usage)
         done = lambda: self.metrics.inc("lmparse_requests_in_flight", -1)  # noqa: E731
         if opts.stream:
-            return EventStream(api.stream_response(runner, opts), on_close=done)
+            return EventStream(_closing(api.stream_response(runner, opts), stream), on_close=done)
         try:
             return _json(await api.complete_response(runner, opts))
         except Exception as exc:

@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 
-from .app import DEFAULT_MAX_BODY_BYTES, create_app, simulated_binding
+from .app import DEFAULT_MAX_BODY_BYTES, create_app, simulated_binding, upstream_binding
 from .families import FAMILIES, get_family, missing_parsers
 
 __all__ = ["add_arguments", "run"]
@@ -32,6 +32,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="require this key (Authorization: Bearer or x-api-key); default $LMPARSE_API_KEY")
     p.add_argument("--token-rate", type=float, default=30.0,
                    help="simulated tokens per second per request (0: as fast as possible; default 30)")
+    p.add_argument("--engine", default="simulated", choices=("simulated", "vllm", "sglang", "lmdeploy", "llamacpp"),
+                   help="what generates: the simulated model (default) or a real engine at --upstream")
+    p.add_argument("--upstream", metavar="URL",
+                   help="base URL of the real engine (e.g. http://127.0.0.1:8001); needs --engine")
+    p.add_argument("--upstream-model", metavar="NAME", help="model name sent to the engine (vLLM: its served name)")
+    p.add_argument("--chat-template", metavar="FILE",
+                   help="jinja chat template for upstream prompts (default: the family's, from the test data)")
+    p.add_argument("--upstream-max-tokens", type=int, metavar="N",
+                   help="max tokens asked of the engine when a request sets none (default 4096)")
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
                    help="OpenAI delta field for reasoning (default reasoning_content)")
     p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="request body size limit")
@@ -93,7 +102,18 @@ def run(args: argparse.Namespace) -> int:
     families = _families(args)
     if args.model_name and len(families) != 1:
         raise ValueError("--model-name applies to exactly one --family")
-    bindings = [simulated_binding(f, args.token_rate, args.reasoning_field, args.model_name) for f in families]
+    engine = getattr(args, "engine", "simulated")
+    if engine == "simulated":
+        if args.upstream:
+            raise ValueError("--upstream needs --engine vllm|sglang|lmdeploy|llamacpp")
+        bindings = [simulated_binding(f, args.token_rate, args.reasoning_field, args.model_name) for f in families]
+    else:
+        if not args.upstream:
+            raise ValueError(f"--engine {engine} needs --upstream URL")
+        if len(families) != 1:
+            raise ValueError(f"--engine {engine} serves exactly one --family")
+        bindings = [upstream_binding(families[0], engine, args.upstream, args.upstream_model, args.reasoning_field,
+                                     args.model_name, args.chat_template, args.upstream_max_tokens)]
     url = f"http://{args.host}:{args.port}"
 
     def ready() -> None:

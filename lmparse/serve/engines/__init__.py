@@ -7,5 +7,6 @@ LMDeploy, llama.cpp raw-completion endpoints) implement the same interface.
 
 from .base import Engine, EngineChunk, EngineStream, GenerationRequest
 from .simulated import SimulatedEngine
+from .upstream import UpstreamEngine
 
-__all__ = ["Engine", "EngineChunk", "EngineStream", "GenerationRequest", "SimulatedEngine"]
+__all__ = ["Engine", "EngineChunk", "EngineStream", "GenerationRequest", "SimulatedEngine", "UpstreamEngine"]

@@ -1,0 +1,391 @@
+"""`lmparse serve` in front of a real engine: vLLM, SGLang, LMDeploy and llama.cpp, each
+faked by a tiny Starlette app that streams its documented raw-completion format
+(ECOSYSTEM.md §3.6) for a canned Qwen3 reply (reasoning, then a tool call) cut at the
+real tokenizer's token boundaries with the real token ids.
+
+Checked: the request each engine receives (special tokens kept, token ids asked for, the
+prompt rendered by the Qwen3 chat template), the reply the official openai SDK
+accumulates (reasoning, the call's name and arguments, finish_reason tool_calls), an
+upstream failure as a 502 in each API's error shape (and as the stream's error event
+mid-stream), and a client that leaves closing the upstream stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("jinja2")
+
+from starlette.applications import Starlette  # noqa: E402
+from starlette.requests import Request  # noqa: E402
+from starlette.responses import JSONResponse, StreamingResponse  # noqa: E402
+from starlette.routing import Route  # noqa: E402
+
+from lmparse.serve.app import create_app, upstream_binding  # noqa: E402
+from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
+from lmparse.serve.tokenizer import load_tokenizer  # noqa: E402
+
+from .support.server import LiveServer, free_port  # noqa: E402
+
+pytestmark = pytest.mark.skipif(bool(missing_parsers(get_family("qwen3"))), reason="qwen3 parsers not registered")
+
+REASONING = "The user wants the weather in Paris, so I call get_weather."
+REPLY = ("<think>\n" + REASONING + "\n</think>\n\n<tool_call>\n"
+         '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
+EOS_TEXT, EOS_ID = "<|im_end|>", 151645
+USER_TEXT = "What is the weather in Paris right now?"
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "Current weather for a city",
+                                           "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                                                          "required": ["city"]}}}]
+PROMPT_IDS = list(range(1000, 1042))  # what the fake says the prompt was: 42 tokens
+ENGINES = ["vllm", "sglang", "sglang-incremental", "lmdeploy", "llamacpp"]
+ENGINE_OF = {"sglang-incremental": "sglang", "sglang-stop": "sglang", "slow": "vllm", "midfail": "lmdeploy", "broken": "vllm"}
+
+
+def steps() -> list[tuple[str, int]]:
+    tok = load_tokenizer("qwen3", "qwen3")
+    return [(piece, token_id) for piece, token_id, _ in tok.steps(REPLY)]
+
+
+# ---- the fake engines --------------------------------------------------------------------------
+
+
+def sse(event) -> bytes:
+    return b"data: " + (event if isinstance(event, bytes) else json.dumps(event).encode()) + b"\n\n"
+
+
+def vllm_events(pieces):
+    for i, (text, tid) in enumerate(pieces):
+        choice = {"index": 0, "text": text, "token_ids": [tid], "logprobs": None, "finish_reason": None,
+                  "stop_reason": None}
+        if i == 0:
+            choice["prompt_token_ids"] = PROMPT_IDS
+        yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [choice],
+                   "usage": None})
+    # EOS ends generation: its id is returned, its text is not.
+    yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [
+        {"index": 0, "text": "", "token_ids": [EOS_ID], "logprobs": None, "finish_reason": "stop",
+         "stop_reason": None}], "usage": None})
+    yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [],
+               "usage": {"prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(pieces) + 1,
+                         "total_tokens": len(PROMPT_IDS) + len(pieces) + 1}})
+    yield sse(b"[DONE]")
+
+
+def sglang_events(pieces, incremental: bool):
+    # no_stop_trim + skip_special_tokens false: the EOS token and its text stay in the output.
+    pieces = pieces + [(EOS_TEXT, EOS_ID)]
+    text, ids = "", []
+    for i, (piece, tid) in enumerate(pieces):
+        text += piece
+        ids.append(tid)
+        last = i == len(pieces) - 1
+        meta = {"id": "r1", "prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(ids), "cached_tokens": 0,
+                "finish_reason": {"type": "stop", "matched": EOS_ID} if last else None}
+        if incremental:
+            yield sse({"text": piece, "output_ids": [tid], "meta_info": meta})
+        else:
+            yield sse({"text": text, "output_ids": list(ids), "meta_info": meta})
+    yield sse(b"[DONE]")
+
+
+def sglang_stop_events():
+    # A stop string is kept with no_stop_trim; its first half streams before the match is known.
+    pieces = ["Hello", " there", ",", " friend", ".", "ST", "OP"]
+    text = ""
+    for i, piece in enumerate(pieces):
+        text += piece
+        last = i == len(pieces) - 1
+        yield sse({"text": text, "output_ids": list(range(10, 11 + i)), "meta_info": {
+            "prompt_tokens": len(PROMPT_IDS), "completion_tokens": i + 1,
+            "finish_reason": {"type": "stop", "matched": "STOP"} if last else None}})
+    yield sse(b"[DONE]")
+
+
+def lmdeploy_events(pieces, fail_after: int | None = None):
+    for i, (piece, tid) in enumerate(pieces):
+        if fail_after is not None and i == fail_after:
+            yield sse({"error": "engine crashed"})
+            return
+        last = i == len(pieces) - 1
+        yield sse({"text": piece, "output_ids": [tid], "meta_info": {
+            "finish_reason": {"type": "stop"} if last else None, "prompt_tokens": len(PROMPT_IDS),
+            "completion_tokens": i + 1}})
+    yield sse(b"[DONE]")
+
+
+def llamacpp_events(pieces):
+    for piece, tid in pieces:
+        yield sse({"content": piece, "tokens": [tid], "stop": False, "id_slot": 0, "index": 0})
+    yield sse({"content": "", "tokens": [], "stop": True, "stop_type": "eos", "stopping_word": "", "id_slot": 0,
+               "index": 0, "tokens_predicted": len(pieces) + 1, "tokens_evaluated": len(PROMPT_IDS),
+               "timings": {"prompt_n": len(PROMPT_IDS), "predicted_n": len(pieces) + 1}})
+
+
+class FakeEngines:
+    """One app, one path prefix per fake: ``/vllm/v1/completions``, ``/sglang/generate``..."""
+
+    def __init__(self) -> None:
+        self.pieces = steps()
+        self.requests: dict[str, list[tuple[str, dict]]] = {}
+        self.slow_closed = threading.Event()
+        self.slow_sent = 0
+
+    async def handle(self, request: Request):
+        kind, _, rest = request.url.path.strip("/").partition("/")
+        body = await request.json()
+        self.requests.setdefault(kind, []).append(("/" + rest, body))
+        if kind == "broken":
+            return JSONResponse({"error": {"message": "CUDA out of memory", "type": "InternalServerError",
+                                           "code": 500}}, status_code=500)
+        events = {
+            "vllm": lambda: vllm_events(self.pieces),
+            "sglang": lambda: sglang_events(self.pieces, incremental=False),
+            "sglang-incremental": lambda: sglang_events(self.pieces, incremental=True),
+            "sglang-stop": sglang_stop_events,
+            "lmdeploy": lambda: lmdeploy_events(self.pieces),
+            "midfail": lambda: lmdeploy_events(self.pieces, fail_after=5),
+            "llamacpp": lambda: llamacpp_events(self.pieces),
+            "slow": self.slow,
+        }[kind]()
+        if not hasattr(events, "__aiter__"):
+            events = self._async(events)
+        return StreamingResponse(events, media_type="text/event-stream")
+
+    @staticmethod
+    async def _async(events):
+        for event in events:
+            await asyncio.sleep(0)
+            yield event
+
+    async def slow(self):
+        try:
+            for i in range(2000):  # ~40 s if nobody stops it
+                self.slow_sent = i + 1
+                yield sse({"object": "text_completion", "choices": [
+                    {"index": 0, "text": f" word{i}", "token_ids": [5000 + i], "finish_reason": None}]})
+                await asyncio.sleep(0.02)
+            yield sse(b"[DONE]")
+        finally:
+            self.slow_closed.set()
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[Route("/{path:path}", self.handle, methods=["POST"])])
+
+
+class ThreadServer:
+    """An ASGI app on a loopback port, served by uvicorn in a thread."""
+
+    def __init__(self, app) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("server did not start")
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def fakes():
+    fake = FakeEngines()
+    server = ThreadServer(fake.app())
+    fake.url = server.url
+    yield fake
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def gateway(fakes):
+    """lmparse serving qwen3 through every fake (model name = the fake's name)."""
+    family = get_family("qwen3")
+    kinds = ENGINES + ["sglang-stop", "slow", "midfail", "broken"]
+    bindings = [upstream_binding(family, ENGINE_OF.get(k, k), f"{fakes.url}/{k}", name=k) for k in kinds]
+    bindings.append(upstream_binding(family, "vllm", f"http://127.0.0.1:{free_port()}", name="unreachable"))
+    server = ThreadServer(create_app(bindings))
+    server.engines = {b.name: b.engine for b in bindings}
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def oai(gateway):
+    return openai.OpenAI(base_url=gateway.url + "/v1", api_key="unused", max_retries=0)
+
+
+def streamed_reply(client, model: str, **kw):
+    with client.chat.completions.stream(model=model, tools=TOOLS, stream_options={"include_usage": True},
+                                        messages=[{"role": "user", "content": USER_TEXT}], **kw) as stream:
+        events = [event.type for event in stream]
+        return stream.get_final_completion(), events
+
+
+# ---- every engine: the request it gets, the reply the SDK accumulates --------------------------
+
+
+def check_request(fakes, kind: str, thinking_on: bool = True) -> dict:
+    path, body = fakes.requests[kind][-1]
+    engine = ENGINE_OF.get(kind, kind)
+    assert path == {"vllm": "/v1/completions", "sglang": "/generate", "lmdeploy": "/generate",
+                    "llamacpp": "/completion"}[engine]
+    prompt = body["text"] if engine == "sglang" else body["prompt"]
+    assert USER_TEXT in prompt and "get_weather" in prompt  # the user's message and the tools
+    assert prompt.startswith("<|im_start|>system\n") and prompt.endswith("<|im_start|>assistant\n")
+    assert body["stream"] is True
+    if engine == "vllm":
+        assert body["return_token_ids"] is True and body["skip_special_tokens"] is False
+        assert body["stream_options"] == {"include_usage": True} and body["max_tokens"] > 0
+    elif engine == "sglang":
+        params = body["sampling_params"]
+        assert params["skip_special_tokens"] is False and params["no_stop_trim"] is True
+        assert params["max_new_tokens"] > 0
+    elif engine == "lmdeploy":
+        assert body["skip_special_tokens"] is False and body["max_tokens"] > 0
+    else:
+        assert body["return_tokens"] is True and body["n_predict"] > 0
+    return body
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_engine_stream_through_the_openai_sdk(fakes, oai, kind):
+    completion, events = streamed_reply(oai, kind)
+    check_request(fakes, kind)
+    choice = completion.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert REASONING in choice.message.reasoning_content
+    assert "<think>" not in (choice.message.content or "") and EOS_TEXT not in (choice.message.content or "")
+    assert not (choice.message.content or "").strip()
+    [call] = choice.message.tool_calls
+    assert call.function.name == "get_weather" and json.loads(call.function.arguments) == {"city": "Paris"}
+    assert "tool_calls.function.arguments.done" in events
+    usage = completion.usage
+    assert usage.prompt_tokens == len(PROMPT_IDS)  # the engine's own count
+    assert usage.completion_tokens == len(fakes.pieces) + (0 if kind in ("lmdeploy", "llamacpp") else 1)
+    assert usage.completion_tokens_details.reasoning_tokens > 0
+
+
+def test_non_streaming_and_anthropic_through_an_engine(fakes, gateway, oai):
+    whole = oai.chat.completions.create(model="sglang", tools=TOOLS, messages=[{"role": "user", "content": USER_TEXT}])
+    assert whole.choices[0].finish_reason == "tool_calls"
+    assert json.loads(whole.choices[0].message.tool_calls[0].function.arguments) == {"city": "Paris"}
+    client = anthropic.Anthropic(base_url=gateway.url, api_key="unused", max_retries=0)
+    with client.messages.stream(model="vllm", max_tokens=300, messages=[{"role": "user", "content": USER_TEXT}],
+                                tools=[{"name": "get_weather", "input_schema": TOOLS[0]["function"]["parameters"]}],
+                                thinking={"type": "enabled", "budget_tokens": 1024}) as stream:
+        message = stream.get_final_message()
+    blocks = [b for b in message.content if b.type != "text" or b.text.strip()]  # "\n\n" between blocks
+    assert [b.type for b in blocks] == ["thinking", "tool_use"]
+    assert blocks[1].input == {"city": "Paris"} and message.stop_reason == "tool_use"
+    body = check_request(fakes, "vllm")
+    assert body["max_tokens"] == 300
+    assert message.usage.input_tokens == len(PROMPT_IDS)
+
+
+def test_thinking_switch_reaches_the_template(fakes, oai):
+    oai.chat.completions.create(model="llamacpp", messages=[{"role": "user", "content": USER_TEXT}],
+                                extra_body={"chat_template_kwargs": {"enable_thinking": False}})
+    _, body = fakes.requests["llamacpp"][-1]
+    assert body["prompt"].endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")  # Qwen3's no-think prompt
+
+
+def test_logprobs_and_stop_are_passed_on(fakes, oai):
+    oai.chat.completions.create(model="vllm", messages=[{"role": "user", "content": USER_TEXT}], logprobs=True,
+                                top_logprobs=3, stop=["STOP"], max_tokens=77)
+    _, body = fakes.requests["vllm"][-1]
+    assert body["logprobs"] == 3 and body["stop"] == ["STOP"] and body["max_tokens"] == 77
+
+
+def test_sglang_stop_string_kept_by_no_stop_trim_is_cut(fakes, oai):
+    chunks = list(oai.chat.completions.create(model="sglang-stop", stream=True, stop=["STOP"],
+                                              messages=[{"role": "user", "content": "hello"}],
+                                              extra_body={"chat_template_kwargs": {"enable_thinking": False}}))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "Hello there, friend."
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    assert fakes.requests["sglang-stop"][-1][1]["sampling_params"]["stop"] == ["STOP"]
+
+
+# ---- the command line --------------------------------------------------------------------------
+
+
+def test_cli_serves_in_front_of_an_engine(fakes):
+    live = LiveServer(["--family", "qwen3", "--engine", "llamacpp", "--upstream", fakes.url + "/llamacpp",
+                       "--upstream-model", "qwen3-8b"])
+    try:
+        client = openai.OpenAI(base_url=live.url + "/v1", api_key="unused", max_retries=0)
+        completion, _ = streamed_reply(client, "qwen3")
+        assert completion.choices[0].finish_reason == "tool_calls"
+        assert completion.choices[0].message.tool_calls[0].function.name == "get_weather"
+        body = check_request(fakes, "llamacpp")
+        assert body["model"] == "qwen3-8b"
+        models = httpx.get(live.url + "/v1/models", timeout=10).json()["data"]
+        assert models[0]["engine"] == "llamacpp"
+    finally:
+        live.stop()
+
+
+# ---- failures ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["broken", "unreachable"])
+def test_upstream_failure_is_a_502_in_each_api_shape(gateway, model):
+    r = httpx.post(gateway.url + "/v1/chat/completions", timeout=10, json={
+        "model": model, "stream": True, "messages": [{"role": "user", "content": USER_TEXT}]})
+    assert r.status_code == 502, r.text
+    assert r.headers["content-type"].startswith("application/json")  # never half a stream
+    error = r.json()["error"]
+    assert error["type"] == "server_error" and "upstream vllm" in error["message"]
+    if model == "broken":
+        assert "CUDA out of memory" in error["message"] and "HTTP 500" in error["message"]
+    r = httpx.post(gateway.url + "/v1/messages", timeout=10, json={
+        "model": model, "max_tokens": 50, "stream": True, "messages": [{"role": "user", "content": USER_TEXT}]})
+    assert r.status_code == 502
+    data = r.json()
+    assert data["type"] == "error" and data["error"]["type"] == "api_error"
+    client = openai.OpenAI(base_url=gateway.url + "/v1", api_key="unused", max_retries=0)
+    with pytest.raises(openai.InternalServerError):
+        client.chat.completions.create(model=model, messages=[{"role": "user", "content": USER_TEXT}])
+
+
+def test_upstream_error_mid_stream_is_the_streams_error_event(oai):
+    with pytest.raises(openai.APIError) as info:
+        for _ in oai.chat.completions.create(model="midfail", stream=True,
+                                             messages=[{"role": "user", "content": USER_TEXT}]):
+            pass
+    assert "engine crashed" in str(info.value)
+
+
+def test_client_leaving_closes_the_upstream_stream(fakes, gateway, oai):
+    engine = gateway.engines["slow"]
+    stream = oai.chat.completions.create(model="slow", stream=True, messages=[{"role": "user", "content": "go"}])
+    received = 0
+    for _ in stream:
+        received += 1
+        if received == 5:
+            break
+    stream.close()
+    assert fakes.slow_closed.wait(10), "the upstream stream was not closed"
+    sent = fakes.slow_sent
+    assert sent < 500
+    deadline = time.monotonic() + 5  # httpcore may drop the socket a moment before our own close runs
+    while engine.streams_cancelled < 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert engine.streams_cancelled == 1, engine.stats()
+    time.sleep(0.2)
+    assert fakes.slow_sent == sent  # nothing more was generated
