@@ -74,3 +74,39 @@ def test_documented_format(parser, raw, calls):
     content, reasoning, tool_calls = got
     assert (content, reasoning) == (None, None)
     assert [(name, json.loads(args)) for name, args in tool_calls] == calls
+
+
+# Qwen3-Coder sometimes writes its <function=...> block with no <tool_call> around it
+# (seen in agent transcripts); such a block counts once its first parameter or its end
+# confirms it, and prose that merely mentions the syntax stays text.
+EDITOR = {"type": "object", "properties": {"command": {"type": "string"}, "path": {"type": "string"}}}
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": EDITOR}} for n in ("execute_bash", "str_replace_editor")]
+
+BARE = [
+    (
+        "Let me check.\n<function=execute_bash>\n<parameter=command>\npwd && ls\n</parameter>\n</function>\nDone.",
+        "Let me check.\n\nDone.",
+        [("execute_bash", {"command": "pwd && ls"})],
+    ),
+    (
+        "<function=str_replace_editor>\n<parameter=command>view</parameter>\n<parameter=path>/a.py</parameter>\n</function>",
+        None,
+        [("str_replace_editor", {"command": "view", "path": "/a.py"})],
+    ),
+    (
+        "<function=execute_bash>\n<parameter=command>\nls\n</parameter>\n</function>\n"
+        "<function=execute_bash>\n<parameter=command>\npwd\n</parameter>\n</function>",
+        None,
+        [("execute_bash", {"command": "ls"}), ("execute_bash", {"command": "pwd"})],
+    ),
+    ("Use the <function=name> syntax to call tools.", "Use the <function=name> syntax to call tools.", []),
+    ("cut off <function=execute_ba", "cut off <function=execute_ba", []),
+    ("cut off <function=execute_bash>\n", "cut off <function=execute_bash>\n", []),
+]
+
+
+@pytest.mark.parametrize("raw,content,calls", BARE, ids=[f"bare-{i}" for i in range(len(BARE))])
+def test_qwen3coder_function_block_without_tool_call_tags(raw, content, calls):
+    got = check_parse(lambda: create_parser(tool_parser="qwen3coder", request={"tools": TOOLS}), raw)
+    assert got[0] == content
+    assert [(name, json.loads(args)) for name, args in got[2]] == calls

@@ -30,6 +30,7 @@ PIECES = [
     "function<｜tool▁sep｜>f\n```json\n", "f<｜tool▁sep｜>", "\n```", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>",
     "[TOOL_CALLS]", "f[ARGS]", "[CALL_ID]abc", "[THINK]", "[/THINK]", "[f(a=1)", "g()", ")", "(", "'",
     "<|python_tag|>", "<|action_start|><|plugin|>\n", "<|action_end|>", "<|python_start|>", "<|python_end|>",
+    "<function=f>\n<parameter=a>\nv\n</parameter>\n</function>",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

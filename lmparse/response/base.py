@@ -67,8 +67,12 @@ class BaseResponseParser(ResponseParser):
     ) -> None:
         self.request = request
         self.tool_parser = tool = tool_parser if tool_parser is not None and request.tools_enabled else None
-        open_tags = tool.tool_open_tags if tool is not None else ()
+        # Payload open tags start a block and belong to its payload (Qwen3-Coder's bare
+        # ``<function=``): the tool parser reads them, and they are text if it rejects them.
+        payload_tags = tool.payload_open_tags if tool is not None else ()
+        open_tags = (*tool.tool_open_tags, *payload_tags) if tool is not None else ()
         self._open_tags = frozenset(open_tags)
+        self._payload_tags = frozenset(payload_tags)
         self._open_markers = MarkerSet(open_tags)
         if reasoning_parser is not None:
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
@@ -90,6 +94,7 @@ class BaseResponseParser(ResponseParser):
         self._after_block = False
         self._block_raw: list[str] = []  # the block's text while it may still turn back into text
         self._block_start = 0
+        self._opening_in_payload = False
         # Absolute offsets, for reasoning-token accounting over the raw tag interval.
         self._base = 0  # absolute position of the buffer's first character
         self._reasoning_from = 0 if self._mode == _REASONING else None
@@ -143,6 +148,8 @@ class BaseResponseParser(ResponseParser):
                     # followed it is routed again (it may hold a real block).
                     opening = self._block_raw[0]
                     buf = "".join(self._block_raw[1:]) + rest
+                    if self._opening_in_payload:
+                        buf = buf[len(opening) :]  # the tool parser read the tag too
                     self._base = self._block_start + len(opening)
                     self._block_raw = []
                     self._mode = self._suspended
@@ -203,7 +210,11 @@ class BaseResponseParser(ResponseParser):
             self._emit_text(deltas, mode, buf[pos:start])
             pos = end
             tag = match.group()
-            if tag in self._open_tags:
+            if tag in self._payload_tags:
+                self._enter_tool(tag, self._base + start, "")
+                self._opening_in_payload = True
+                pos = start  # the tag is the payload's first syntax
+            elif tag in self._open_tags:
                 self._enter_tool(tag, self._base + start, tag)
             elif mode == _REASONING and tag == self._end_tag:
                 self._intervals.append((self._reasoning_from, self._base + start))
@@ -219,6 +230,7 @@ class BaseResponseParser(ResponseParser):
         self._base += pos
 
     def _enter_tool(self, opening: str, abs_start: int, open_tag: str) -> None:
+        self._opening_in_payload = False
         self._suspended = self._mode
         self._mode = _TOOL
         self._block_raw = [opening]

@@ -66,6 +66,8 @@ class ToolParser:
     # at one of these characters.
     bare_start: bool = False
     bare_start_chars: str = "{"
+    # Markers that open a block without an outer open tag and are read as payload.
+    payload_open_tags: tuple[str, ...] = ()
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self.request = request
@@ -137,6 +139,9 @@ class ToolParser:
                 return start  # whitespace and maybe a partial close tag: wait
             self.block_closed = True
             return n  # at the end of input, whitespace and a cut-off close tag are the block's own
+        if self._bare:
+            self.block_closed = True  # no open tag, so no close tag is owed
+            return start
         # A few stray characters before the close tag (a model's extra "}", say) are dropped
         # with the block; anything longer means the block ended without its tag, and the
         # text is not ours.

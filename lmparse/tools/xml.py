@@ -137,6 +137,7 @@ class XmlToolParser(ToolParser):
 
     def _reset_payload(self) -> None:
         self._phase = _FUNCTION
+        self._deferred_name: str | None = None
         self._stream_feeder = self._feed_value_run
         self._properties: dict = {}
         self._args_open = False
@@ -177,7 +178,10 @@ class XmlToolParser(ToolParser):
                     self._payload_closed = True
                     return pos
                 self._begin_call()
-                self._emit_delta(deltas, name=name)
+                if self._bare and after != "done":
+                    self._deferred_name = name  # a block with no open tag proves itself first
+                else:
+                    self._emit_delta(deltas, name=name)
                 schema = self.request.schema_for(name) if self.request.tools else None
                 props = schema.get("properties") if isinstance(schema, dict) else None
                 self._properties = props if isinstance(props, dict) else {}
@@ -187,6 +191,9 @@ class XmlToolParser(ToolParser):
                 else:
                     self._phase = _ARG_START
             elif phase == _ARG_START:
+                if self._deferred_name is not None:
+                    self._emit_delta(deltas, name=self._deferred_name)
+                    self._deferred_name = None
                 if found[1] == "done":
                     self._close_arguments(deltas)
                 else:

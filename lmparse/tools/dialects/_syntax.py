@@ -60,7 +60,7 @@ def read_attribute(text: str, pos: int, stop: str = ">"):
 def function_hook(payload: str, pos: int, opener: str, read_name: Callable[[str, int], object]):
     """The usual ``_consume_function``: ``opener``, then a name read by ``read_name`` at the
     position after it; anything else (the block's close tag, text) ends the payload."""
-    pos = skip_ws(payload, pos)
+    start, pos = pos, skip_ws(payload, pos)
     if payload.startswith(opener, pos):
         found = read_name(payload, pos + len(opener))
         if not found:
@@ -70,7 +70,7 @@ def function_hook(payload: str, pos: int, opener: str, read_name: Callable[[str,
         return (pos, name, "arg_start") if name else MALFORMED
     if pos == len(payload) or at_partial(payload, pos, opener):
         return None
-    return pos, None, "done"
+    return start, None, "done"  # the whitespace is the block's close tag's business
 
 
 def arg_start_hook(payload: str, pos: int, parameter: str, end_function: str, block_close: str):

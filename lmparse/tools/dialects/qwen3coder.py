@@ -29,6 +29,9 @@ class Qwen3CoderToolParser(XmlToolParser):
     arg_value_close = END_PARAMETER
     arg_value_close_prefixes = ("</parameter", "</")
     value_newlines = True
+    # Qwen3-Coder sometimes writes ``<function=...>`` blocks with no ``<tool_call>`` around
+    # them; such a block counts once its first parameter (or its end) confirms it.
+    payload_open_tags = (FUNCTION,)
 
     def _consume_function(self, payload, pos, final):
         return function_hook(payload, pos, FUNCTION, _read_name)

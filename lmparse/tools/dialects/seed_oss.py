@@ -26,6 +26,7 @@ CLOSE = "</seed:tool_call>"
 class SeedOssToolParser(Qwen3CoderToolParser):
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
+    payload_open_tags = ()  # only Qwen3-Coder writes bare <function=...> blocks
     tool_close_prefixes = ()
     value_newlines = False
 
