@@ -30,6 +30,7 @@ from lmparse import ToolParserManager, create_parser
 
 from .support import tokenizers
 from .support.stream import check_parse
+from .support.typed_tools import TOOLS
 
 jinja2 = pytest.importorskip("jinja2")
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment  # noqa: E402
@@ -89,23 +90,6 @@ FAMILIES = [
            renders_section=False),
 ]
 
-PROPERTIES = {
-    "city": {"type": "string"},
-    "days": {"type": "integer"},
-    "ratio": {"type": "number"},
-    "flag": {"type": "boolean"},
-    "nothing": {"type": "null"},
-    "tags": {"type": "array", "items": {"type": "string"}},
-    "options": {"type": "object"},
-    "limit": {"type": ["integer", "null"]},
-    "note": {"type": "string"},
-}
-TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
-                                      "parameters": {"type": "object", "properties": PROPERTIES}}},
-    {"type": "function", "function": {"name": "now", "description": "The time.",
-                                      "parameters": {"type": "object", "properties": {}}}},
-]
 TYPED = {
     "city": "Paris\nFrance",
     "days": 3,

@@ -22,6 +22,7 @@ import pytest
 from lmparse import ToolParserManager, create_parser
 
 from .support.stream import check_parse
+from .support.typed_tools import TOOLS
 from .support import tokenizers
 
 jinja2 = pytest.importorskip("jinja2")
@@ -57,23 +58,6 @@ FAMILIES = [
     ("minimax-m2.7", "minimax-m2/chat_template.jinja", "minimax-m2", "minimax-m2", "[e~[", ("minimax-m2",)),
 ]
 
-PROPERTIES = {
-    "city": {"type": "string"},
-    "days": {"type": "integer"},
-    "ratio": {"type": "number"},
-    "flag": {"type": "boolean"},
-    "nothing": {"type": "null"},
-    "tags": {"type": "array", "items": {"type": "string"}},
-    "options": {"type": "object"},
-    "limit": {"type": ["integer", "null"]},
-    "note": {"type": "string"},
-}
-TOOLS = [
-    {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
-                                      "parameters": {"type": "object", "properties": PROPERTIES}}},
-    {"type": "function", "function": {"name": "now", "description": "The time.",
-                                      "parameters": {"type": "object", "properties": {}}}},
-]
 TYPED = {
     "city": "Paris\nFrance",
     "days": 3,
