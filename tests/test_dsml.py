@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
+from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks, stream_in_steps
 from .support.tokenizers import real_token_chunkings
 
 DSML = "｜DSML｜"
@@ -335,14 +335,7 @@ def test_long_string_value_streams_in_bounded_memory(wire):
     head = wire.open + f'\n<{DSML}invoke name="f">\n<{DSML}parameter name="city" string="true">'
     text = head + value + f"</{DSML}parameter>\n</{DSML}invoke>\n" + wire.close
     parser = create_parser(tool_parser=wire.name, request=PLAIN)
-    deltas, first_value_at, max_pending = [], None, 0
-    step = 1024
-    for at in range(0, len(text), step):
-        got = parser.stream_chunk(text[at : at + step], final=at + step >= len(text))
-        deltas.extend(got)
-        max_pending = max(max_pending, len(parser._pending))
-        if first_value_at is None and any(d.tool_calls and "A \\\"quoted" in (d.tool_calls[0].function.arguments or "") for d, _ in got):
-            first_value_at = at + step - len(head)
+    deltas, first_value_at, max_pending = stream_in_steps(parser, text, len(head), 'A \\"quoted')
     check_invariants(deltas)
     _, _, calls = folded(deltas)
     assert json.loads(calls[0][1]) == {"city": value}

@@ -15,7 +15,7 @@ from lmparse import ToolParserManager
 from lmparse.tools.dialects import deepseek_v3, deepseek_v31, dsml, kimi_k2
 
 from .support.tokenizers import load_tokenizer
-from .test_token_prefixes import declared_ok, observed_prefixes
+from .support.prefixes import check_declared, observed_prefixes
 
 DSML_TOKENIZERS = ("deepseek-v3.2", "deepseek-v4")
 V32 = ToolParserManager.get("deepseek-v32")
@@ -36,10 +36,7 @@ CLAIMS = [
 
 @pytest.mark.parametrize("what,marker,declared,tokenizers", CLAIMS, ids=[c[0] for c in CLAIMS])
 def test_declared_prefixes_match_real_tokenizers(what, marker, declared, tokenizers):
-    observed: set[str] = set()
-    for name in tokenizers:
-        observed |= observed_prefixes(name, marker)
-    declared_ok(declared, observed)
+    check_declared(declared, marker, tokenizers)
 
 
 SINGLE_TOKENS = [

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
+from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks, stream_in_steps
 from .support.tokenizers import load_tokenizer, real_token_chunkings
 from .support.tokenizers import testdata_dir as _testdata_dir
 from .test_token_prefixes import observed_prefixes
@@ -261,16 +261,7 @@ def test_long_string_argument_streams_in_bounded_memory(form):
     text = "[THINK]r[/THINK]" + (call("f", args) if form == "args" else array(("f", args)))
     start = text.index(value)
     parser = create_parser(tool_parser="mistral", reasoning_parser="mistral", request=REQUEST)
-    deltas, first_value_at, max_pending = [], None, 0
-    step = 1024
-    for i in range(0, len(text), step):
-        out = parser.stream_chunk(text[i : i + step], final=i + step >= len(text))
-        deltas.extend(out)
-        max_pending = max(max_pending, len(parser._pending))
-        if first_value_at is None and any(
-            tc.function.arguments and "quick" in tc.function.arguments for d, _ in out for tc in d.tool_calls or ()
-        ):
-            first_value_at = i + step - start
+    deltas, first_value_at, max_pending = stream_in_steps(parser, text, start, "quick")
     check_invariants(deltas)
     content, reasoning, calls = folded(deltas)
     assert (content, reasoning, calls) == (None, "r", [("f", args)])

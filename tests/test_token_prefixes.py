@@ -12,33 +12,8 @@ import pytest
 
 from lmparse import ReasoningParserManager, ToolParserManager
 
-from .support.tokenizers import load_tokenizer, roundtrips, token_chunks
-
-LEFT = ["", "a", "Hello", ".", " ", "\n", "\n\n", "}", "]", '"', "。", "的", "x ", ":", "1", "<", ">", "😀", "\t", "ok.\n"]
-RIGHT = ["", "a", " ", "\n", "\n\n", "{", "[", '"', "<", ">", "x", "。", "1", "\t", "}", "/"]
-
-
-def observed_prefixes(tokenizer_name: str, marker: str) -> set[str]:
-    tok = load_tokenizer(tokenizer_name)
-    found: set[str] = set()
-    for left in LEFT:
-        for right in RIGHT:
-            text = left + marker + right
-            if not roundtrips(tok, text):
-                continue
-            start, end = len(left), len(left) + len(marker)
-            pos = 0
-            for chunk in token_chunks(tok, text):
-                pos += len(chunk)
-                if start < pos < end:
-                    found.add(marker[: pos - start])
-    return found
-
-
-def declared_ok(declared: tuple[str, ...], observed: set[str]) -> None:
-    assert list(declared) == sorted(declared, key=len, reverse=True), "prefixes must be listed longest first"
-    assert set(declared) == observed, f"declared {declared}, observed {sorted(observed, key=len, reverse=True)}"
-
+from .support.prefixes import check_declared, observed_prefixes
+from .support.tokenizers import load_tokenizer
 
 # (what, marker, declared tuple, tokenizers the parser claims)
 CLAIMS = [
@@ -53,10 +28,7 @@ CLAIMS = [
 
 @pytest.mark.parametrize("what,marker,declared,tokenizers", CLAIMS, ids=[c[0] for c in CLAIMS])
 def test_declared_prefixes_match_real_tokenizers(what, marker, declared, tokenizers):
-    observed: set[str] = set()
-    for name in tokenizers:
-        observed |= observed_prefixes(name, marker)
-    declared_ok(declared, observed)
+    check_declared(declared, marker, tokenizers)
 
 
 @pytest.mark.parametrize(

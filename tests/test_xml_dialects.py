@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
+from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks, stream_in_steps
 from .support.tokenizers import real_token_chunkings
 from .xml_wire import GLM45, GLM47, MINIMAX_M2, QWEN3CODER, SEED_OSS, WIRES, XmlWire
 
@@ -369,16 +369,7 @@ def test_long_string_value_streams_in_bounded_memory(wire):
     text = wire.think_open + wire.think_close + wire.call("f", [("s", value)])
     start = text.index(value)
     parser = create_parser(tool_parser=wire.name, reasoning_parser=wire.reasoning, request=REQUEST)
-    deltas, first_value_at, max_pending = [], None, 0
-    step = 1024
-    for i in range(0, len(text), step):
-        out = parser.stream_chunk(text[i : i + step], final=i + step >= len(text))
-        deltas.extend(out)
-        max_pending = max(max_pending, len(parser._pending))
-        if first_value_at is None and any(
-            tc.function.arguments and "quick" in tc.function.arguments for d, _ in out for tc in d.tool_calls or ()
-        ):
-            first_value_at = i + step - start
+    deltas, first_value_at, max_pending = stream_in_steps(parser, text, start, "quick")
     check_invariants(deltas)
     content, reasoning, calls = folded(deltas)
     assert content is None and calls[0][0] == "f" and json.loads(calls[0][1]) == {"s": value}

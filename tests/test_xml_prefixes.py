@@ -16,7 +16,7 @@ import pytest
 from lmparse import ReasoningParserManager, ToolParserManager
 
 from .support.tokenizers import load_tokenizer
-from .test_token_prefixes import declared_ok, observed_prefixes
+from .support.prefixes import check_declared, declared_ok, observed_prefixes
 
 QWEN = ("qwen3", "qwen2.5")
 GLM = ("glm-4.5", "glm-4.7-flash")
@@ -44,10 +44,7 @@ CLAIMS = [
 
 @pytest.mark.parametrize("what,marker,declared,tokenizers", CLAIMS, ids=[c[0] for c in CLAIMS])
 def test_declared_prefixes_match_real_tokenizers(what, marker, declared, tokenizers):
-    observed: set[str] = set()
-    for name in tokenizers:
-        observed |= observed_prefixes(name, marker)
-    declared_ok(declared, observed)
+    check_declared(declared, marker, tokenizers)
 
 
 # (tokenizer, marker, the proper prefixes at which a chunk can end, longest first)

@@ -118,3 +118,21 @@ def check_parse(
 
 def args_equal(a: str, b: str) -> bool:
     return json.loads(a) == json.loads(b)
+
+
+def stream_in_steps(parser, text: str, value_start: int, probe: str, step: int = 1024):
+    """Feed ``text`` in ``step``-sized chunks; return ``(deltas, first, max_pending)`` where
+    ``first`` is how far past ``value_start`` the input had got when an arguments fragment
+    holding ``probe`` first came out (None if never), and ``max_pending`` is the largest
+    the router's held suffix grew."""
+    deltas: Deltas = []
+    first, max_pending = None, 0
+    for at in range(0, len(text), step):
+        out = parser.stream_chunk(text[at : at + step], final=at + step >= len(text))
+        deltas.extend(out)
+        max_pending = max(max_pending, len(parser._pending))
+        if first is None and any(
+            probe in (tc.function.arguments or "") for d, _ in out for tc in d.tool_calls or () if tc.function
+        ):
+            first = at + step - value_start
+    return deltas, first, max_pending
