@@ -10,27 +10,34 @@ before ``message_delta``, usage in ``message_start`` and ``message_delta``.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import logging
+import re
 import secrets
 from contextlib import aclosing
 from typing import Any, AsyncIterator
 
 import orjson
 
+from .content import anthropic_blocks_text, anthropic_text
 from .engines.base import GenerationRequest
 from .runner import ChatRunner
+from .signing import Signer
 from .validate import arguments_json, joined_text, optional_bool, optional_int, parser_request, require, stop_list
 
 __all__ = ["parse_request", "stream_response", "complete_response", "error_body", "AnthropicOptions"]
 
+logger = logging.getLogger("lmparse.serve")
+
 
 class AnthropicOptions:
-    __slots__ = ("model", "stream")
+    __slots__ = ("model", "stream", "signer", "ignored_tools")
 
-    def __init__(self, model: str, stream: bool) -> None:
+    def __init__(self, model: str, stream: bool, signer: Signer, ignored_tools: list[str] | None = None) -> None:
         self.model = model
         self.stream = stream
+        self.signer = signer
+        self.ignored_tools = ignored_tools or []
 
 
 def error_body(message: str, kind: str = "invalid_request_error") -> dict:
@@ -39,74 +46,103 @@ def error_body(message: str, kind: str = "invalid_request_error") -> dict:
 
 # ---- request ------------------------------------------------------------------------------
 
+# Blocks of Anthropic's own server tools in a replayed assistant turn: nothing a local
+# model wrote or can continue, so they are left out of the prompt.
+_SERVER_BLOCK = re.compile(r"^(?:server_tool_use|mcp_tool_use|mcp_tool_result|container_upload|[a-z_]+_tool_result)$")
+# Anthropic-defined tool types (web_search_20250305, bash_20250124, ...): run by Anthropic's
+# servers or defined by its schemas, not something to offer a local model as a function.
+_HOSTED_TOOL = re.compile(r"^(?:[a-z][a-z0-9_]{0,60}_\d{8}|mcp_toolset)$")
 
-def _convert_message(raw: Any, i: int) -> list[dict]:
+
+def _convert_message(raw: Any, i: int, signer: Signer) -> list[dict]:
     path = f"messages[{i}]"
     require(isinstance(raw, dict), f"{path} must be an object", path)
     role = raw.get("role")
-    require(role in ("user", "assistant"), f"{path}.role must be 'user' or 'assistant'; got {role!r}", f"{path}.role")
+    require(role in ("user", "assistant", "system"), f"{path}.role must be 'user', 'assistant' or 'system'; got {role!r}",
+            f"{path}.role")
     content = raw.get("content")
+    if role == "system":  # a system turn anywhere (Claude Code's mid-conversation system beta)
+        return [{"role": "system", "content": anthropic_text(content, f"{path}.content")}]
     if isinstance(content, str):
         return [{"role": role, "content": content}]
     require(isinstance(content, list), f"{path}.content must be a string or a list of blocks", f"{path}.content")
+    if role == "user":
+        return _user_turn(content, path)
+    return [_assistant_turn(content, path, signer)]
+
+
+def _user_turn(content: list, path: str) -> list[dict]:
+    """Tool results become tool messages (in order); the other blocks one user message after them."""
+    results: list[dict] = []
+    blocks: list[tuple[str, Any]] = []
+    for j, block in enumerate(content):
+        bpath = f"{path}.content[{j}]"
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            tool_id = block.get("tool_use_id")
+            require(isinstance(tool_id, str) and tool_id, f"{bpath}.tool_use_id must be a non-empty string",
+                    f"{bpath}.tool_use_id")
+            text = anthropic_text(block.get("content", ""), f"{bpath}.content")
+            if block.get("is_error"):
+                text = f"Error: {text}"
+            results.append({"role": "tool", "tool_call_id": tool_id, "content": text})
+        else:
+            blocks.append((bpath, block))
+    if blocks or not results:
+        results.append({"role": "user", "content": anthropic_blocks_text(blocks)})
+    return results
+
+
+def _assistant_turn(content: list, path: str, signer: Signer) -> dict:
     texts: list[str] = []
     thinking: list[str] = []
     calls: list[dict] = []
-    results: list[dict] = []
     for j, block in enumerate(content):
         bpath = f"{path}.content[{j}]"
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text":
             require(isinstance(block.get("text"), str), f"{bpath}.text must be a string", f"{bpath}.text")
             texts.append(block["text"])
-        elif kind == "thinking" and role == "assistant":
-            thinking.append(block.get("thinking") or "")
-        elif kind == "redacted_thinking" and role == "assistant":
+        elif kind == "thinking":
+            text = block.get("thinking")
+            require(isinstance(text, str), f"{bpath}.thinking must be a string", f"{bpath}.thinking")
+            if signer.verify_thinking(text, block.get("signature")):
+                thinking.append(text)  # lmparse's own: the model's reasoning, back in the history
+            else:
+                logger.debug("%s: a thinking block lmparse did not sign is left out of the prompt", bpath)
+        elif kind == "redacted_thinking" or (isinstance(kind, str) and _SERVER_BLOCK.match(kind)):
             continue
-        elif kind == "tool_use" and role == "assistant":
+        elif kind == "tool_use":
             name = block.get("name")
             require(isinstance(name, str) and name, f"{bpath}.name must be a non-empty string", f"{bpath}.name")
             require(isinstance(block.get("id"), str), f"{bpath}.id must be a string", f"{bpath}.id")
             require(isinstance(block.get("input", {}), dict), f"{bpath}.input must be an object", f"{bpath}.input")
             arguments = arguments_json(block.get("input", {}), f"{bpath}.input")
             calls.append({"id": block["id"], "type": "function", "function": {"name": name, "arguments": arguments}})
-        elif kind == "tool_result" and role == "user":
-            tool_id = block.get("tool_use_id")
-            require(isinstance(tool_id, str) and tool_id, f"{bpath}.tool_use_id must be a non-empty string",
-                    f"{bpath}.tool_use_id")
-            text = joined_text(block.get("content", ""), f"{bpath}.content", "block")
-            if block.get("is_error"):
-                text = f"Error: {text}"
-            results.append({"role": "tool", "tool_call_id": tool_id, "content": text})
         else:
-            _unsupported(kind, role, bpath)
-    out = list(results)
-    if role == "assistant":
-        msg: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
-        if thinking:
-            msg["reasoning_content"] = "".join(thinking)
-        if calls:
-            msg["tool_calls"] = calls
-        out.append(msg)
-    elif texts or not results:
-        out.append({"role": "user", "content": "".join(texts)})
-    return out
+            require(False, f"{bpath}.type {kind!r} is not supported in an assistant message", f"{bpath}.type")
+    msg: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
+    if thinking:
+        msg["reasoning_content"] = "".join(thinking)
+    if calls:
+        msg["tool_calls"] = calls
+    return msg
 
 
-def _unsupported(kind: Any, role: str, path: str) -> None:
-    require(False, f"{path}.type {kind!r} is not supported in a {role} message", f"{path}.type")
-
-
-def _tools(raw: Any) -> list[dict]:
+def _tools(raw: Any) -> tuple[list[dict], list[str]]:
+    """The tools offered to the model as functions, and the hosted tools left out."""
     if raw is None:
-        return []
+        return [], []
     require(isinstance(raw, list), "tools must be a list", "tools")
-    tools = []
+    tools, ignored = [], []
     for i, tool in enumerate(raw):
         path = f"tools[{i}]"
         require(isinstance(tool, dict), f"{path} must be an object", path)
         kind = tool.get("type", "custom")
-        require(kind in ("custom", None), f"{path}.type {kind!r} is not supported (only custom tools)", f"{path}.type")
+        if isinstance(kind, str) and _HOSTED_TOOL.match(kind):
+            ignored.append(kind)
+            continue
+        require(kind in ("custom", None), f"{path}.type {kind!r} is not a custom tool nor an Anthropic tool type",
+                f"{path}.type")
         name = tool.get("name")
         require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
         schema = tool.get("input_schema")
@@ -115,9 +151,11 @@ def _tools(raw: Any) -> list[dict]:
         props = schema.get("properties")
         require(props is None or isinstance(props, dict), f"{path}.input_schema.properties must be an object",
                 f"{path}.input_schema.properties")
+        if tool.get("defer_loading") is True:
+            continue  # tool search: not in the model's context until the client loads it
         tools.append({"type": "function",
                       "function": {"name": name, "description": tool.get("description"), "parameters": schema}})
-    return tools
+    return tools, ignored
 
 
 def _tool_choice(raw: Any, names: list[str]) -> tuple[Any, bool]:
@@ -157,44 +195,73 @@ def _thinking(raw: Any) -> bool | None:
     return None  # the model decides: the family's default
 
 
-def parse_request(body: Any, default_model: str) -> tuple[GenerationRequest, AnthropicOptions]:
+_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+
+
+def _output_config(raw: Any) -> tuple[str | None, dict | None]:
+    """``output_config``: the reasoning effort (for the chat template) and a JSON-schema format."""
+    if raw is None:
+        return None, None
+    require(isinstance(raw, dict), "output_config must be an object", "output_config")
+    effort = raw.get("effort")
+    require(effort is None or effort in _EFFORTS, f"output_config.effort must be one of {', '.join(_EFFORTS)}; "
+            f"got {effort!r}", "output_config.effort")
+    fmt = raw.get("format")
+    response_format = None
+    if fmt is not None:
+        require(isinstance(fmt, dict) and fmt.get("type") == "json_schema", "output_config.format.type must be "
+                "'json_schema'", "output_config.format.type")
+        require(isinstance(fmt.get("schema"), dict), "output_config.format.schema must be a JSON schema object",
+                "output_config.format.schema")
+        response_format = {"type": "json_schema", "schema": fmt["schema"], "name": "output"}
+    # Templates know low / medium / high (gpt-oss's "Reasoning: high").
+    return ({"xhigh": "high", "max": "high"}.get(effort, effort) if effort else None), response_format
+
+
+def parse_request(body: Any, default_model: str, signer: Signer,
+                  count_only: bool = False) -> tuple[GenerationRequest, AnthropicOptions]:
+    """A Messages request (or, with ``count_only``, a count_tokens one: no ``max_tokens``)."""
     require(isinstance(body, dict), "the request body must be a JSON object", None)
     model = body.get("model", default_model)
     require(isinstance(model, str), "model must be a string", "model")
     max_tokens = optional_int(body, "max_tokens")
-    require(max_tokens is not None, "max_tokens is required (an integer >= 1)", "max_tokens")
+    require(count_only or max_tokens is not None, "max_tokens: Field required (an integer >= 1)", "max_tokens")
     raw_messages = body.get("messages")
     require(isinstance(raw_messages, list) and raw_messages, "messages must be a non-empty list", "messages")
+    metadata = body.get("metadata")
+    require(metadata is None or isinstance(metadata, dict), "metadata must be an object", "metadata")
+    cm = body.get("context_management")
+    require(cm is None or isinstance(cm, dict), "context_management must be an object", "context_management")
     messages: list[dict] = []
     system = body.get("system")
     if system is not None:
         messages.append({"role": "system", "content": joined_text(system, "system", "block")})
     for i, raw in enumerate(raw_messages):
-        messages.extend(_convert_message(raw, i))
-    tools = _tools(body.get("tools"))
+        messages.extend(_convert_message(raw, i, signer))
+    tools, ignored = _tools(body.get("tools"))
     choice, parallel = _tool_choice(body.get("tool_choice"), [t["function"]["name"] for t in tools])
     openai_shape: dict[str, Any] = {"tools": tools, "tool_choice": choice}
     thinking = _thinking(body.get("thinking"))
     if thinking is not None:
         openai_shape["chat_template_kwargs"] = {"enable_thinking": thinking}
+    effort, response_format = _output_config(body.get("output_config"))
     request = GenerationRequest(messages, tools, parser_request(openai_shape), max_tokens=max_tokens,
                                 stop=stop_list(body.get("stop_sequences"), "stop_sequences"),
-                                parallel_tool_calls=parallel)
-    return request, AnthropicOptions(model, optional_bool(body, "stream"))
+                                parallel_tool_calls=parallel, response_format=response_format,
+                                reasoning_effort=effort)
+    return request, AnthropicOptions(model, optional_bool(body, "stream"), signer, ignored)
 
 
 # ---- response: content blocks from deltas ------------------------------------------------------
 
 
-def _signature(thinking: str) -> str:
-    """No real signature exists here; a digest of the text lets clients replay history."""
-    return hashlib.sha256(thinking.encode()).hexdigest()
-
-
 class _Blocks:
-    """Turns runner deltas into content-block events and keeps the blocks' final state."""
+    """Turns runner deltas into content-block events and keeps the blocks' final state.
+    A thinking block closes with lmparse's signature of its text (``signing.Signer``), so
+    a client that replays it gets the reasoning back into the prompt."""
 
-    def __init__(self) -> None:
+    def __init__(self, signer: Signer) -> None:
+        self._signer = signer
         self.content: list[dict] = []
         self._kind: str | None = None
         self._parts: list[str] = []  # the open block's text (thinking, text or input JSON)
@@ -247,7 +314,7 @@ class _Blocks:
         else:
             block[kind] = joined
         if kind == "thinking":
-            block["signature"] = signature = _signature(joined)
+            block["signature"] = signature = self._signer.thinking_signature(joined)
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
                            "delta": {"type": "signature_delta", "signature": signature}}))
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
@@ -265,6 +332,11 @@ def _stop_reason(runner: ChatRunner) -> tuple[str, str | None]:
     return "end_turn", None
 
 
+def _usage(runner: ChatRunner, output_tokens: int) -> dict:
+    return {"input_tokens": runner.usage.prompt_tokens, "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0, "output_tokens": output_tokens}
+
+
 def _event(name: str, data: dict) -> bytes:
     return b"event: " + name.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
 
@@ -276,10 +348,10 @@ def _message_id() -> str:
 async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncIterator[bytes]:
     start = {"id": _message_id(), "type": "message", "role": "assistant", "model": opts.model, "content": [],
              "stop_reason": None, "stop_sequence": None,
-             "usage": {"input_tokens": runner.usage.prompt_tokens, "output_tokens": 0}}
+             "usage": _usage(runner, 0)}
     yield _event("message_start", {"type": "message_start", "message": start})
     yield _event("ping", {"type": "ping"})
-    blocks = _Blocks()
+    blocks = _Blocks(opts.signer)
     events: list = []
     try:
         async with aclosing(runner.run()) as deltas:
@@ -294,14 +366,13 @@ async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncIt
     blocks.close(events)
     reason, sequence = _stop_reason(runner)
     events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": sequence},
-                                     "usage": {"input_tokens": runner.usage.prompt_tokens,
-                                               "output_tokens": runner.usage.completion_tokens}}))
+                                     "usage": _usage(runner, runner.usage.completion_tokens)}))
     events.append(("message_stop", {"type": "message_stop"}))
     yield b"".join(_event(name, data) for name, data in events)
 
 
 async def complete_response(runner: ChatRunner, opts: AnthropicOptions) -> dict:
-    blocks = _Blocks()
+    blocks = _Blocks(opts.signer)
     sink: list = []
     async with aclosing(runner.run()) as deltas:
         async for d in deltas:
@@ -311,4 +382,4 @@ async def complete_response(runner: ChatRunner, opts: AnthropicOptions) -> dict:
     reason, sequence = _stop_reason(runner)
     return {"id": _message_id(), "type": "message", "role": "assistant", "model": opts.model,
             "content": blocks.content, "stop_reason": reason, "stop_sequence": sequence,
-            "usage": {"input_tokens": runner.usage.prompt_tokens, "output_tokens": runner.usage.completion_tokens}}
+            "usage": _usage(runner, runner.usage.completion_tokens)}

@@ -13,12 +13,13 @@ class RequestError(ValueError):
     """``param`` names the offending field (``messages[2].tool_calls[0].function.arguments``)."""
 
     def __init__(self, message: str, param: str | None = None, status: int = 400,
-                 kind: str = "invalid_request_error") -> None:
+                 kind: str = "invalid_request_error", code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.param = param if param is not None else field_of(message)
         self.status = status
         self.kind = kind
+        self.code = code
 
 
 def field_of(message: str) -> str | None:

@@ -18,8 +18,9 @@ import orjson
 
 from .engines.base import GenerationRequest
 from .runner import ChatRunner
-from .validate import (arguments_json, check_tool_schemas, joined_text, optional_bool, optional_int, parser_request, require,
-                       stop_list)
+from .content import openai_text
+from .validate import (arguments_json, check_tool_schemas, optional_bool, optional_int, optional_str, parser_request,
+                       require, stop_list)
 
 __all__ = ["OpenAIOptions", "parse_request", "stream_response", "complete_response", "error_body",
            "REASONING_FIELDS"]
@@ -50,11 +51,29 @@ def error_body(message: str, param: str | None = None, kind: str = "invalid_requ
 
 
 def _text(content: Any, path: str, required: bool) -> str | None:
-    """Message content as text: a string, or a list of text parts joined."""
+    """Message content as text: a string, or a list of parts (images and files as placeholders)."""
     if content is None:
         require(not required, f"{path} is required", path)
         return None
-    return joined_text(content, path, "content part")
+    return openai_text(content, path)
+
+
+def response_format(raw: Any, path: str = "response_format") -> dict | None:
+    """Chat Completions ``response_format`` in the engine-neutral shape (None: plain text)."""
+    if raw is None:
+        return None
+    require(isinstance(raw, dict), f"{path} must be an object", path)
+    kind = raw.get("type")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "json_object"}
+    require(kind == "json_schema", f"{path}.type must be text, json_object or json_schema; got {kind!r}", f"{path}.type")
+    spec = raw.get("json_schema")
+    require(isinstance(spec, dict) and isinstance(spec.get("schema", {}), dict),
+            f"{path}.json_schema must be an object with a JSON schema in schema", f"{path}.json_schema")
+    return {"type": "json_schema", "schema": spec.get("schema", {}), "name": spec.get("name"),
+            "strict": spec.get("strict")}
 
 
 def _message(raw: Any, i: int) -> dict:
@@ -124,6 +143,8 @@ def parse_request(body: Any, default_model: str, reasoning_field: str) -> tuple[
         logprobs=logprobs,
         top_logprobs=top,
         parallel_tool_calls=optional_bool(body, "parallel_tool_calls", True),
+        response_format=response_format(body.get("response_format")),
+        reasoning_effort=optional_str(body, "reasoning_effort"),
     )
     return request, OpenAIOptions(model, stream, include_usage, logprobs, REASONING_FIELDS[reasoning_field])
 

@@ -55,18 +55,27 @@ class ChatTemplate:
         self._template = env.from_string(source)
         self._bos, self._eos = bos, eos
 
-    def render(self, messages: list[dict], tools: list[dict] | None, thinking: bool | None) -> str:
+    def render(self, messages: list[dict], tools: list[dict] | None, thinking: bool | None,
+               reasoning_effort: str | None = None) -> str:
         kwargs: dict[str, Any] = {}
         if thinking is not None:
             kwargs["enable_thinking"] = kwargs["thinking"] = thinking
-        return self._template.render(
-            messages=[_template_message(m) for m in messages],
-            tools=tools or None,
-            add_generation_prompt=True,
-            bos_token=self._bos,
-            eos_token=self._eos,
-            **kwargs,
-        )
+        if reasoning_effort is not None:
+            kwargs["reasoning_effort"] = reasoning_effort
+        shown = [_template_message(m) for m in messages]
+        try:
+            return self._render(shown, tools, kwargs)
+        except Exception:
+            # Many templates accept a system message only first; agent clients send more
+            # (Claude Code's mid-conversation system turns).  Give those as user turns.
+            later = [{**m, "role": "user"} if i and m.get("role") == "system" else m for i, m in enumerate(shown)]
+            if later == shown:
+                raise
+            return self._render(later, tools, kwargs)
+
+    def _render(self, messages: list[dict], tools: list[dict] | None, kwargs: dict[str, Any]) -> str:
+        return self._template.render(messages=messages, tools=tools or None, add_generation_prompt=True,
+                                     bos_token=self._bos, eos_token=self._eos, **kwargs)
 
 
 def _template_message(message: dict) -> dict:

@@ -8,8 +8,8 @@ from typing import Any
 from ..request import ParserRequest, normalize_request
 from .errors import RequestError
 
-__all__ = ["require", "optional_int", "optional_bool", "stop_list", "check_tool_schemas", "arguments_json",
-           "parser_request"]
+__all__ = ["require", "optional_int", "optional_bool", "optional_str", "stop_list", "check_tool_schemas", "check_schema",
+           "arguments_json", "parser_request", "joined_text"]
 
 
 def require(condition: bool, message: str, param: str) -> None:
@@ -42,6 +42,16 @@ def optional_int(body: dict, field: str, minimum: int = 1, maximum: int | None =
     return value
 
 
+def optional_str(body: dict, field: str, choices: tuple[str, ...] | None = None) -> str | None:
+    value = body.get(field)
+    if value is None:
+        return None
+    ok = isinstance(value, str) and (choices is None or value in choices)
+    expected = f"one of {', '.join(choices)}" if choices else "a string"
+    require(ok, f"{field} must be {expected}, got {value!r}", field)
+    return value
+
+
 def optional_bool(body: dict, field: str, default: bool = False) -> bool:
     value = body.get(field, default)
     if value is None:
@@ -61,23 +71,26 @@ def stop_list(value: Any, field: str) -> list[str]:
 
 
 def check_tool_schemas(tools: list[dict], field: str, schema_key: str = "parameters") -> None:
-    """The parts of a tool's JSON schema the parsers rely on (type object, properties map)."""
+    """The parts of each tool's JSON schema the parsers rely on (type object, properties map)."""
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict):
             continue  # normalize_request reports the shape
         fn = tool.get("function", tool)
         schema = fn.get(schema_key) if isinstance(fn, dict) else None
         path = f"{field}[{i}].function.{schema_key}" if "function" in tool else f"{field}[{i}].{schema_key}"
-        if schema is None:
-            continue
-        require(isinstance(schema, dict), f"{path} must be a JSON schema object", path)
-        kind = schema.get("type", "object")
-        require(kind == "object", f"{path}.type must be 'object', got {kind!r}", f"{path}.type")
-        props = schema.get("properties")
-        require(props is None or isinstance(props, dict), f"{path}.properties must be an object", f"{path}.properties")
-        required = schema.get("required")
-        require(required is None or (isinstance(required, list) and all(isinstance(r, str) for r in required)),
-                f"{path}.required must be a list of property names", f"{path}.required")
+        if schema is not None:
+            check_schema(schema, path)
+
+
+def check_schema(schema: Any, path: str) -> None:
+    require(isinstance(schema, dict), f"{path} must be a JSON schema object", path)
+    kind = schema.get("type", "object")
+    require(kind == "object", f"{path}.type must be 'object', got {kind!r}", f"{path}.type")
+    props = schema.get("properties")
+    require(props is None or isinstance(props, dict), f"{path}.properties must be an object", f"{path}.properties")
+    required = schema.get("required")
+    require(required is None or (isinstance(required, list) and all(isinstance(r, str) for r in required)),
+            f"{path}.required must be a list of property names", f"{path}.required")
 
 
 def arguments_json(value: Any, path: str) -> str:

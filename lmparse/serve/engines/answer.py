@@ -13,6 +13,13 @@ The rules (documented for users of ``lmparse serve``):
   converted to the declared type; required properties left over get an example value.
 * With thinking on, the reply reasons first.  "while thinking" in the user's message
   puts the calls inside the reasoning (reasoning, calls, more reasoning).
+* A reply that must be JSON (``response_format`` / Responses ``text.format`` / Anthropic
+  ``output_config.format``) is a JSON object the schema accepts: the user's pairs, then
+  an example for each required property.
+* Only what the user wrote counts: text agent clients inject into user turns
+  (``<system-reminder>`` blocks anywhere, a turn that is one ``<environment_context>``-like
+  element, Codex's AGENTS.md turn) is context, not a request.  A user turn that holds
+  nothing else does not end the tool loop: results before it are still answered.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from typing import Any
 from ...tools.xml import schema_type
 from .base import GenerationRequest
 
-__all__ = ["Reply", "decide", "build_arguments", "user_pairs"]
+__all__ = ["Reply", "decide", "build_arguments", "user_pairs", "user_words"]
 
 _PAIR = re.compile(r"""([A-Za-z_][\w.-]*)=("([^"]*)"|'([^']*)'|[^\s,;]+)""")
 _NESTED_HINT = re.compile(r"while thinking|inside (?:your |the )?reasoning", re.I)
@@ -81,7 +88,8 @@ def _coerce(raw: str, schema: Any) -> Any:
     return raw
 
 
-def _example(schema: Any, key: str) -> Any:
+def _example(schema: Any, key: str, root: Any = None) -> Any:
+    schema = _resolve(schema, root)
     if isinstance(schema, dict):
         for field in ("const", "default"):
             if field in schema:
@@ -98,31 +106,90 @@ def _example(schema: Any, key: str) -> Any:
     if kind == "array":
         return []
     if kind == "object":
-        return build_arguments(schema, [])
+        return build_arguments(schema, [], root=root)
     if kind == "null":
         return None
     return _EXAMPLE_STRINGS.get(key, f"example {key}")
 
 
-def build_arguments(schema: Any, pairs: list[tuple[str, str]]) -> dict[str, Any]:
+def build_arguments(schema: Any, pairs: list[tuple[str, str]], root: Any = None) -> dict[str, Any]:
     """Arguments for a call: the user's pairs that the schema declares (all of them when it
     has no ``properties`` at all), then an example for each required property still missing."""
-    schema = schema if isinstance(schema, dict) else {}
+    schema = _resolve(schema, root) if isinstance(schema, dict) else {}
     declared = isinstance(schema.get("properties"), dict)
     props = schema["properties"] if declared else {}
     args: dict[str, Any] = {}
     for key, raw in pairs:
         if key in props or not declared:
-            args[key] = _coerce(raw, props.get(key))
+            args[key] = _coerce(raw, _resolve(props.get(key), root))
     for key in schema.get("required") or ():
         if isinstance(key, str) and key not in args:
-            args[key] = _example(props.get(key), key)
+            args[key] = _example(props.get(key), key, root)
     return args
 
 
 def _text_of(message: dict) -> str:
     content = message.get("content")
     return content if isinstance(content, str) else ""
+
+
+_ANYWHERE = ("system-reminder",)  # blocks clients insert into any user text
+_CONTEXT_TURNS = ("# AGENTS.md instructions for ",)  # Codex's project-instructions turn
+_TAG_NAME = re.compile(r"<([A-Za-z_][\w-]{0,63})[\s>]")
+
+
+def _without_blocks(text: str, tag: str) -> str:
+    """``text`` without its ``<tag>...</tag>`` blocks (one pass: each find starts past the last)."""
+    opener, closer = f"<{tag}>", f"</{tag}>"
+    start = text.find(opener)
+    if start < 0:
+        return text
+    kept, pos = [], 0
+    while start >= 0:
+        end = text.find(closer, start + len(opener))
+        if end < 0:
+            break
+        kept.append(text[pos:start])
+        pos = end + len(closer)
+        start = text.find(opener, pos)
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
+def user_words(text: str) -> str:
+    """What the user wrote in a user turn, without the context a client injected."""
+    for tag in _ANYWHERE:
+        text = _without_blocks(text, tag)
+    stripped = text.strip()
+    if stripped.startswith(_CONTEXT_TURNS):
+        return ""
+    m = _TAG_NAME.match(stripped)
+    if m and stripped.endswith(f"</{m.group(1)}>"):
+        return ""  # the whole turn is one element: <environment_context>...</environment_context>
+    return stripped
+
+
+def _resolve(schema: Any, root: Any) -> Any:
+    """A local ``$ref`` (``#/$defs/Name``) followed, once per level."""
+    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#/"):
+        target: Any = root
+        for key in schema["$ref"][2:].split("/"):
+            target = target.get(key) if isinstance(target, dict) else None
+        return target if isinstance(target, dict) else {}
+    if isinstance(schema, dict) and "type" not in schema:
+        for key in ("anyOf", "oneOf", "allOf"):
+            options = [o for o in schema.get(key) or () if not (isinstance(o, dict) and o.get("type") == "null")]
+            if options:
+                return _resolve(options[0], root)
+    return schema
+
+
+def json_reply(response_format: dict, pairs: list[tuple[str, str]]) -> str:
+    """A JSON object for ``response_format`` (json_schema: one the schema accepts)."""
+    schema = response_format.get("schema") if response_format.get("type") == "json_schema" else None
+    if not isinstance(schema, dict):
+        return json.dumps({"answer": "lmparse's simulated model answers in JSON."})
+    return json.dumps(build_arguments(schema, pairs, root=schema), ensure_ascii=False)
 
 
 def _named_tools(text: str, names: list[str]) -> list[str]:
@@ -148,11 +215,27 @@ def _tool_results(messages: list[dict]) -> list[tuple[str, str]]:
     return results[::-1]
 
 
+def _conversation(messages: list[dict]) -> tuple[str, list[dict]]:
+    """The last thing the user wrote, and the turns without system turns and user turns
+    that hold only injected context."""
+    turns, said = [], ""
+    for m in messages:
+        role = m["role"]
+        if role == "system":
+            continue
+        if role == "user":
+            words = user_words(_text_of(m))
+            if not words:
+                continue
+            said = words
+        turns.append(m)
+    return said, turns
+
+
 def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
     pr = request.parser_request
-    messages = request.messages
-    user_text = next((_text_of(m) for m in reversed(messages) if m["role"] == "user"), "")
-    results = _tool_results(messages)
+    user_text, turns = _conversation(request.messages)
+    results = _tool_results(turns)
     callable_names = [n for n in pr.tools if pr.allowed_names is None or n in pr.allowed_names] \
         if pr.tools_enabled else []
     named = _named_tools(user_text, callable_names)
@@ -182,6 +265,9 @@ def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
         quoted = "; ".join(f"{name} returned {content!r}" for name, content in results)
         content = f"Here is what I found: {quoted}."
         reasoning = "The tool results are in; I will report them." if thinking else None
+    elif request.response_format is not None:
+        content = json_reply(request.response_format, user_pairs(user_text))
+        reasoning = "The answer must be JSON; I will fill in what the user gave." if thinking else None
     else:
         said = " ".join(user_text.split())
         content = (f'You said: "{said}". I am lmparse\'s simulated {model} model: name one of the '

@@ -39,14 +39,18 @@ class GenerationRequest:
     """A validated chat request in one shape, whichever API it came through.
 
     ``messages`` are OpenAI-shaped dicts (role, content as a string, tool_calls with
-    string arguments, tool_call_id, reasoning_content); ``tools`` OpenAI tool dicts."""
+    string arguments, tool_call_id, reasoning_content); ``tools`` OpenAI tool dicts.
+    ``response_format`` is ``{"type": "json_schema", "schema": {...}}`` or ``{"type":
+    "json_object"}`` when the reply must be JSON (engines that can enforce it are told);
+    ``reasoning_effort`` (``low`` / ``medium`` / ``high`` ...) reaches the chat template."""
 
     __slots__ = ("messages", "tools", "parser_request", "max_tokens", "stop", "logprobs", "top_logprobs",
-                 "thinking", "parallel_tool_calls")
+                 "thinking", "parallel_tool_calls", "response_format", "reasoning_effort")
 
     def __init__(self, messages: list[dict], tools: list[dict], parser_request: ParserRequest,
                  max_tokens: int | None = None, stop: list[str] | None = None, logprobs: bool = False,
-                 top_logprobs: int = 0, parallel_tool_calls: bool = True) -> None:
+                 top_logprobs: int = 0, parallel_tool_calls: bool = True, response_format: dict | None = None,
+                 reasoning_effort: str | None = None) -> None:
         self.messages = messages
         self.tools = tools
         self.parser_request = parser_request
@@ -56,7 +60,8 @@ class GenerationRequest:
         self.logprobs = logprobs
         self.top_logprobs = top_logprobs
         self.parallel_tool_calls = parallel_tool_calls
-
+        self.response_format = response_format
+        self.reasoning_effort = reasoning_effort
 
 
 class EngineStream:
@@ -87,6 +92,10 @@ class Engine:
     name = "engine"
 
     def start(self, request: GenerationRequest) -> EngineStream:
+        raise NotImplementedError
+
+    def count_prompt(self, request: GenerationRequest) -> int:
+        """The prompt's token count (``/v1/messages/count_tokens``)."""
         raise NotImplementedError
 
     async def aclose(self) -> None:

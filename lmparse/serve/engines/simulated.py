@@ -101,15 +101,19 @@ class SimulatedEngine(Engine):
     def prompt(self, request: GenerationRequest) -> str:
         if self.template is not None:
             try:
-                return self.template.render(request.messages, request.tools, request.thinking)
+                return self.template.render(request.messages, request.tools, request.thinking,
+                                            request.reasoning_effort)
             except Exception:  # a template that rejects this conversation: the count is approximate
                 pass
         return render_chatml(request.messages, request.tools)
 
+    def count_prompt(self, request: GenerationRequest) -> int:
+        return self.tokenizer.count(self.prompt(request))
+
     # ---- streaming --------------------------------------------------------------------------
 
     def start(self, request: GenerationRequest) -> EngineStream:
-        prompt_tokens = self.tokenizer.count(self.prompt(request))
+        prompt_tokens = self.count_prompt(request)
         text = self.reply_text(request)
         stop_sequence = None
         if request.stop:

@@ -537,7 +537,8 @@ class UpstreamEngine(Engine):
         if self.template is None:
             return render_chatml(request.messages, request.tools)
         try:
-            prompt = self.template.render(request.messages, request.tools, request.thinking)
+            prompt = self.template.render(request.messages, request.tools, request.thinking,
+                                          request.reasoning_effort)
         except Exception as exc:  # the model's template rejects this conversation
             raise RequestError(f"messages is rejected by the {self.family.name} chat template: {exc}",
                                "messages") from None
@@ -545,6 +546,10 @@ class UpstreamEngine(Engine):
         if bos and self.protocol.name != "vllm" and prompt.startswith(bos):
             prompt = prompt[len(bos):]  # these engines add BOS themselves when tokenizing text
         return prompt
+
+    def count_prompt(self, request: GenerationRequest) -> int:
+        """Counted with lmparse's copy of the tokenizer (the engine's own count comes with a reply)."""
+        return self.tokenizer.count(self.prompt(request))
 
     def start(self, request: GenerationRequest) -> EngineStream:
         prompt = self.prompt(request)
