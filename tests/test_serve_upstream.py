@@ -216,8 +216,8 @@ def gateway(fakes):
     """lmparse serving qwen3 through every fake (model name = the fake's name)."""
     family = get_family("qwen3")
     kinds = ENGINES + ["sglang-stop", "slow", "midfail", "broken"]
-    bindings = [upstream_binding(family, ENGINE_OF.get(k, k), f"{fakes.url}/{k}", name=k) for k in kinds]
-    bindings.append(upstream_binding(family, "vllm", f"http://127.0.0.1:{free_port()}", name="unreachable"))
+    bindings = [upstream_binding(family, ENGINE_OF.get(k, k), f"{fakes.url}/{k}", names=[k]) for k in kinds]
+    bindings.append(upstream_binding(family, "vllm", f"http://127.0.0.1:{free_port()}", names=["unreachable"]))
     server = ThreadServer(create_app(bindings))
     server.engines = {b.name: b.engine for b in bindings}
     yield server

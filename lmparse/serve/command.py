@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 
 from .app import DEFAULT_MAX_BODY_BYTES, create_app, simulated_binding, upstream_binding
 from .families import FAMILIES, get_family, missing_parsers
+from .logs import LOG_FORMATS
+from .logs import configure as configure_logging
+from .responses import DEFAULT_STORE_BYTES
 
 __all__ = ["add_arguments", "run"]
 
@@ -25,7 +27,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool-call-parser", help="override the family's tool parser ('' for none)")
     p.add_argument("--reasoning-parser", help="override the family's reasoning parser ('' for none)")
     p.add_argument("--response-parser", help="override the family's response parser")
-    p.add_argument("--model-name", help="the served model's name (default: the family name)")
+    p.add_argument("--served-model-name", "--model-name", nargs="+", action="extend", metavar="NAME",
+                   dest="served_model_name",
+                   help="names the model answers to: exact names and glob patterns ('claude-*'); with several "
+                        "--family, write FAMILY=NAME (default: the family name; one model answers to any name)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--api-key", default=os.environ.get("LMPARSE_API_KEY"),
@@ -44,7 +49,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
                    help="OpenAI delta field for reasoning (default reasoning_content)")
     p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="request body size limit")
+    p.add_argument("--signing-key", default=os.environ.get("LMPARSE_SIGNING_KEY"),
+                   help="key for thinking signatures and reasoning blobs (default $LMPARSE_SIGNING_KEY, else random "
+                        "per process: replayed reasoning then survives no restart)")
+    p.add_argument("--response-store-mb", type=float, default=DEFAULT_STORE_BYTES / 2**20, metavar="MB",
+                   help="memory for stored Responses (previous_response_id); 0 stores none (default 64)")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+    p.add_argument("--log-format", default="text", choices=LOG_FORMATS,
+                   help="text lines or one JSON object per line (access lines carry their fields as keys)")
     p.add_argument("--quiet", action="store_true", help="do not print the usage examples")
 
 
@@ -61,6 +73,22 @@ def _families(args: argparse.Namespace) -> list:
     return families
 
 
+def _names(args: argparse.Namespace, families: list) -> list[list[str] | None]:
+    """Each family's ``--served-model-name`` values (None: its own name)."""
+    given = args.served_model_name or []
+    per: dict[str, list[str]] = {}
+    for value in given:
+        family, sep, names = value.partition("=")
+        if not sep:
+            if len(families) != 1:
+                raise ValueError(f"--served-model-name {value!r}: with several --family, write FAMILY=NAME")
+            family, names = families[0].name, value
+        if family not in {f.name for f in families}:
+            raise ValueError(f"--served-model-name {value!r}: {family!r} is not a served --family")
+        per.setdefault(family, []).extend(n for n in names.split(",") if n)
+    return [per.get(f.name) for f in families]
+
+
 def banner(url: str, model: str, key: str | None) -> str:
     """The ready-to-paste examples printed at startup (flush left: the heredoc must run as is)."""
     key_text = key or "unused"
@@ -68,7 +96,7 @@ def banner(url: str, model: str, key: str | None) -> str:
     body = {"model": model, "stream": True, "tools": _EXAMPLE_TOOLS,
             "messages": [{"role": "user", "content": "Call get_weather with city=Paris"}]}
     return f"""\
-lmparse is serving {model} on {url}  (OpenAI /v1/chat/completions, Anthropic /v1/messages)
+lmparse is serving {model} on {url}  (OpenAI /v1/chat/completions and /v1/responses, Anthropic /v1/messages)
 
 Try it with curl:
 
@@ -98,28 +126,29 @@ def run(args: argparse.Namespace) -> int:
         return 0
     import uvicorn
 
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(name)s: %(message)s")
+    configure_logging(args.log_level, args.log_format)
     families = _families(args)
-    if args.model_name and len(families) != 1:
-        raise ValueError("--model-name applies to exactly one --family")
+    names = _names(args, families)
     engine = getattr(args, "engine", "simulated")
     if engine == "simulated":
         if args.upstream:
             raise ValueError("--upstream needs --engine vllm|sglang|lmdeploy|llamacpp")
-        bindings = [simulated_binding(f, args.token_rate, args.reasoning_field, args.model_name) for f in families]
+        bindings = [simulated_binding(f, args.token_rate, args.reasoning_field, n) for f, n in zip(families, names)]
     else:
         if not args.upstream:
             raise ValueError(f"--engine {engine} needs --upstream URL")
         if len(families) != 1:
             raise ValueError(f"--engine {engine} serves exactly one --family")
         bindings = [upstream_binding(families[0], engine, args.upstream, args.upstream_model, args.reasoning_field,
-                                     args.model_name, args.chat_template, args.upstream_max_tokens)]
+                                     names[0], args.chat_template, args.upstream_max_tokens)]
     url = f"http://{args.host}:{args.port}"
 
     def ready() -> None:
         if not args.quiet:
             print(banner(url, bindings[0].name, args.api_key), file=sys.stderr, flush=True)
 
-    app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes, on_startup=ready)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=args.log_level == "debug")
+    app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes, on_startup=ready,
+                     signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20))
+    # lmparse writes the access lines (logs.AccessLog); uvicorn's loggers go to the same root handler.
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, log_config=None)
     return 0

@@ -1,0 +1,118 @@
+"""Model bindings: a family's parsers, the engine that generates for it, the names it answers to.
+
+``simulated_binding`` serves a family with the simulated model (its real tokenizer and
+chat template when the test data is at hand); ``upstream_binding`` puts a real engine
+(vLLM, SGLang, LMDeploy, llama.cpp) behind it.  ``names`` are the model names requests
+may use: exact names and glob patterns (``claude-*``); the family's name by default.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..factory import create_parser
+from ..registry import ReasoningParserManager, ToolParserManager
+from ..request import ParserRequest
+from ..response.base import ResponseParser
+from .engines.base import Engine
+from .engines.simulated import SimulatedEngine
+from .families import Family, missing_parsers
+from .models import is_pattern
+from .openai import REASONING_FIELDS
+from .templates import load_template
+from .tokenizer import load_tokenizer, testdata_dir
+
+__all__ = ["ModelBinding", "simulated_binding", "upstream_binding"]
+
+logger = logging.getLogger("lmparse.serve")
+
+# Response parsers that live in their own module (imported on demand: optional deps).
+_PARSER_MODULES = {"gpt-oss": "lmparse.response.harmony"}
+
+
+class ModelBinding:
+    """One served model: a family's parsers, its engine, and the names it answers to."""
+
+    def __init__(self, names: str | Sequence[str], family: Family, engine: Engine,
+                 reasoning_field: str = "reasoning_content") -> None:
+        if reasoning_field not in REASONING_FIELDS:
+            raise ValueError(f"reasoning field must be one of {', '.join(REASONING_FIELDS)}")
+        _require_parsers(family)
+        self.names = [names] if isinstance(names, str) else list(names) or [family.name]
+        # The id it is listed under: its first exact name, or the family's.
+        self.name = next((n for n in self.names if not is_pattern(n)), family.name)
+        if self.name not in self.names:
+            self.names.insert(0, self.name)
+        self.family = family
+        self.engine = engine
+        self.reasoning_field = reasoning_field
+
+    def new_parser(self, request: ParserRequest) -> ResponseParser:
+        f = self.family
+        return create_parser(tool_parser=f.tool_parser, reasoning_parser=f.reasoning_parser,
+                             response_parser=f.response_parser, request=request)
+
+
+def _require_parsers(family: Family) -> None:
+    """Import a response parser's own module if needed; refuse a family with unregistered parsers."""
+    module = _PARSER_MODULES.get(family.response_parser)
+    if module is not None and missing_parsers(family):
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ValueError(f"family {family.name}: {exc}") from None
+    missing = missing_parsers(family)
+    if missing:
+        raise ValueError(f"family {family.name} needs {' and '.join(missing)}, which is not registered")
+
+
+def _family_markers(family: Family) -> list[str]:
+    markers: list[str] = []
+    if family.tool_parser and family.tool_parser in ToolParserManager:
+        cls = ToolParserManager.get(family.tool_parser)
+        markers += [*cls.tool_open_tags, cls.tool_close_tag or ""]
+    if family.reasoning_parser and family.reasoning_parser in ReasoningParserManager:
+        cls = ReasoningParserManager.get(family.reasoning_parser)
+        markers += [cls.start_tag or "", cls.end_tag]
+    if family.response_parser == "gpt-oss":
+        markers += ["<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>"]
+    return markers
+
+
+def simulated_binding(family: Family, token_rate: float = 0.0, reasoning_field: str = "reasoning_content",
+                      names: Sequence[str] | None = None) -> ModelBinding:
+    """A family served by the simulated engine, with its real tokenizer and template when present."""
+    _require_parsers(family)
+    tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))
+    template = load_template(testdata_dir(), family.template, family.tokenizer)
+    engine = SimulatedEngine(family, tokenizer, template, token_rate)
+    binding = ModelBinding(names or [family.name], family, engine, reasoning_field)
+    logger.info("model %s: simulated %s, tokenizer %s, template %s", ", ".join(binding.names), family.name,
+                tokenizer.name, template.name if template else "ChatML fallback")
+    return binding
+
+
+def upstream_binding(family: Family, engine: str, url: str, model: str | None = None,
+                     reasoning_field: str = "reasoning_content", names: Sequence[str] | None = None,
+                     chat_template: str | None = None, max_tokens: int | None = None,
+                     transport: Any = None) -> ModelBinding:
+    """A family served by a real engine at ``url`` (vllm, sglang, lmdeploy, llamacpp); lmparse
+    renders the prompt with the family's chat template (or ``chat_template``, a jinja file)."""
+    from .engines.upstream import DEFAULT_MAX_TOKENS, UpstreamEngine
+    from .templates import ChatTemplate
+
+    _require_parsers(family)
+    tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))
+    if chat_template:
+        template = ChatTemplate(Path(chat_template).read_text(encoding="utf-8"), Path(chat_template).name)
+    else:
+        template = load_template(testdata_dir(), family.template, family.tokenizer)
+    upstream = UpstreamEngine(engine, url, family, tokenizer, template, model, max_tokens or DEFAULT_MAX_TOKENS,
+                              transport=transport)
+    binding = ModelBinding(names or [family.name], family, upstream, reasoning_field)
+    logger.info("model %s: %s at %s (%s), template %s", ", ".join(binding.names), engine, url, family.name,
+                template.name if template else "ChatML fallback")
+    return binding

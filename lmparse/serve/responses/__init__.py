@@ -1,0 +1,59 @@
+"""OpenAI ``/v1/responses`` (the Responses API), on the same ChatRunner and parsers.
+
+``request`` converts a request (input items, tools, tool_choice, reasoning, text.format,
+previous_response_id); ``events`` builds the output items and streaming events;
+``store`` keeps responses for ``previous_response_id`` and ``GET /v1/responses/{id}``.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import aclosing
+from typing import AsyncIterator
+
+from ..runner import ChatRunner
+from .events import ResponseBuilder, sse
+from .request import NAMESPACE_SEPARATOR, ResponsesOptions, ToolMap, parse_request
+from .store import DEFAULT_STORE_BYTES, ResponseStore
+
+__all__ = ["parse_request", "stream_response", "complete_response", "ResponsesOptions", "ResponseStore", "ToolMap",
+           "NAMESPACE_SEPARATOR", "DEFAULT_STORE_BYTES"]
+
+logger = logging.getLogger("lmparse.serve")
+
+
+def _keep(builder: ResponseBuilder, opts: ResponsesOptions, response: dict) -> None:
+    if opts.store is not None:
+        opts.store.put(builder.id, opts.previous_response_id, opts.new_messages + [builder.turn()], response)
+
+
+async def stream_response(runner: ChatRunner, opts: ResponsesOptions) -> AsyncIterator[bytes]:
+    builder = ResponseBuilder(opts, emit=True)
+    builder.start()
+    for event in builder.take():
+        yield sse(event)
+    try:
+        async with aclosing(runner.run()) as deltas:
+            async for d in deltas:
+                builder.feed(d)
+                events = builder.take()
+                if events:
+                    yield b"".join(sse(event) for event in events)
+    except Exception as exc:  # the engine failed mid-stream
+        logger.warning("generation failed mid-stream: %s", exc)
+        builder.fail(f"generation failed: {exc}")
+        yield b"".join(sse(event) for event in builder.take())
+        return
+    response = builder.finish(runner)
+    _keep(builder, opts, response)  # before the last yield: a client may leave right after it
+    yield b"".join(sse(event) for event in builder.take())
+
+
+async def complete_response(runner: ChatRunner, opts: ResponsesOptions) -> dict:
+    builder = ResponseBuilder(opts, emit=False)
+    async with aclosing(runner.run()) as deltas:
+        async for d in deltas:
+            builder.feed(d)
+    response = builder.finish(runner)
+    _keep(builder, opts, response)
+    return response

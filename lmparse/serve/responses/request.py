@@ -1,0 +1,414 @@
+"""``POST /v1/responses`` requests as one OpenAI-shaped ``GenerationRequest``.
+
+``input`` items become chat messages: ``message`` (``developer`` is a system turn, images
+and files are placeholders), ``function_call`` / ``custom_tool_call`` with the
+``reasoning`` and assistant ``message`` items around them folded into one assistant turn,
+``function_call_output`` / ``custom_tool_call_output`` as tool turns.  A reasoning item is
+read from its ``content``, else from an ``encrypted_content`` blob lmparse sealed, else
+from its summary; one it cannot read is left out.  ``previous_response_id`` puts the
+stored conversation first; ``instructions`` are a system turn for this request only.
+
+Tools: ``function`` tools as they are, ``namespace`` tools flattened to ``NS__NAME``,
+``custom`` tools as a function with one string argument ``input``; any other type is a
+hosted tool (``web_search``, ``file_search`` ...) no local model can run: it is not
+offered and is reported in ``ResponsesOptions.ignored_tools``.  ``ToolMap`` turns the
+model's flat names back into what the client declared.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from ...request import ParserRequest
+from ..content import openai_text
+from ..engines.base import GenerationRequest
+from ..errors import RequestError
+from ..signing import Signer
+from ..validate import arguments_json, check_schema, optional_bool, optional_int, parser_request, require
+from .store import ResponseStore
+
+__all__ = ["ToolMap", "ResponsesOptions", "parse_request", "NAMESPACE_SEPARATOR"]
+
+logger = logging.getLogger("lmparse.serve")
+
+NAMESPACE_SEPARATOR = "__"
+_ROLES = ("user", "system", "developer", "assistant")
+# Items of tools lmparse never offers (hosted tools, computer use, MCP ...): nothing the
+# model wrote, so a replay of them is left out of the prompt.
+_HOSTED_ITEMS = ("web_search_call", "file_search_call", "computer_call", "computer_call_output",
+                 "image_generation_call", "code_interpreter_call", "local_shell_call", "local_shell_call_output",
+                 "shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output", "mcp_list_tools",
+                 "mcp_approval_request", "mcp_approval_response", "mcp_call", "tool_search_call",
+                 "tool_search_output", "compaction", "compaction_trigger", "program", "program_output",
+                 "additional_tools")
+_INCLUDABLE = ("reasoning.encrypted_content", "message.output_text.logprobs", "file_search_call.results",
+               "web_search_call.results", "web_search_call.action.sources", "message.input_image.image_url",
+               "computer_call_output.output.image_url", "code_interpreter_call.outputs")
+_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+_SUMMARIES = ("auto", "concise", "detailed")
+
+
+class ToolMap:
+    """The model's (flat) tool names and what the client called them: kind, name, namespace."""
+
+    __slots__ = ("_client", "_flat")
+
+    def __init__(self) -> None:
+        self._client: dict[str, tuple[str, str, str | None]] = {}
+        self._flat: dict[tuple[str, str | None], str] = {}
+
+    def add(self, kind: str, name: str, namespace: str | None = None) -> str:
+        flat = f"{namespace}{NAMESPACE_SEPARATOR}{name}" if namespace else name
+        self._client[flat] = (kind, name, namespace)
+        self._flat[(name, namespace)] = flat
+        return flat
+
+    def client(self, flat: str) -> tuple[str, str, str | None]:
+        """``(kind, name, namespace)`` for a name the model wrote."""
+        return self._client.get(flat, ("function", flat, None))
+
+    def flat(self, name: str, namespace: str | None = None) -> str:
+        return self._flat.get((name, namespace)) or (f"{namespace}{NAMESPACE_SEPARATOR}{name}" if namespace else name)
+
+    def kind_of(self, name: str) -> str | None:
+        """The kind of a client-side name that ``tool_choice`` may name without a namespace."""
+        flat = self._flat.get((name, None))
+        return self._client[flat][0] if flat is not None else None
+
+
+class ResponsesOptions:
+    __slots__ = ("model", "stream", "tools", "encrypted_reasoning", "logprobs", "summary", "store",
+                 "previous_response_id", "new_messages", "echo", "signer", "ignored_tools")
+
+    def __init__(self, model: str, stream: bool, tools: ToolMap, signer: Signer) -> None:
+        self.model = model
+        self.stream = stream
+        self.tools = tools
+        self.signer = signer
+        self.encrypted_reasoning = False  # include: ["reasoning.encrypted_content"]
+        self.logprobs = False  # include: ["message.output_text.logprobs"]
+        self.summary = False  # reasoning.summary asked for
+        self.store: ResponseStore | None = None  # where to keep the response (store: true)
+        self.previous_response_id: str | None = None
+        self.new_messages: list[dict] = []  # this request's input turns, without instructions
+        self.echo: dict[str, Any] = {}  # request fields the response object repeats
+        self.ignored_tools: list[str] = []
+
+
+# ---- tools --------------------------------------------------------------------------------------
+
+
+def _custom_function(tool: dict, name: str, path: str) -> dict:
+    """A custom (free-form) tool offered as a function taking one string, ``input``."""
+    description = tool.get("description") if isinstance(tool.get("description"), str) else ""
+    fmt = tool.get("format")
+    if isinstance(fmt, dict) and fmt.get("type") == "grammar" and isinstance(fmt.get("definition"), str):
+        syntax = fmt.get("syntax") or "lark"
+        description += f"\n\nThe input must follow this {syntax} grammar:\n{fmt['definition']}"
+    return {"name": name, "description": description.strip() or None, "parameters": {
+        "type": "object", "properties": {"input": {"type": "string", "description": "The tool's raw input text."}},
+        "required": ["input"], "additionalProperties": False}}
+
+
+def _function(tool: dict, name: str, path: str) -> dict:
+    schema = tool.get("parameters")
+    if schema is not None:
+        check_schema(schema, f"{path}.parameters")
+    return {"name": name, "description": tool.get("description"), "parameters": schema or {"type": "object"}}
+
+
+def _tools(raw: Any, tool_map: ToolMap, ignored: list[str]) -> list[dict]:
+    if raw is None:
+        return []
+    require(isinstance(raw, list), "tools must be a list", "tools")
+    functions: list[dict] = []
+
+    def add(tool: Any, path: str, namespace: str | None) -> None:
+        require(isinstance(tool, dict), f"{path} must be an object", path)
+        kind = tool.get("type")
+        if kind == "namespace" and namespace is None:
+            ns = tool.get("name")
+            require(isinstance(ns, str) and ns, f"{path}.name must be a non-empty string", f"{path}.name")
+            members = tool.get("tools")
+            require(isinstance(members, list), f"{path}.tools must be a list", f"{path}.tools")
+            for j, member in enumerate(members):
+                add(member, f"{path}.tools[{j}]", ns)
+            return
+        if kind not in ("function", "custom"):
+            require(isinstance(kind, str) and kind != "namespace", f"{path}.type must be a string naming a tool type",
+                    f"{path}.type")
+            ignored.append(kind)
+            return
+        name = tool.get("name")
+        require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
+        if tool.get("defer_loading") is True:
+            return  # tool search: not in the model's context until it is loaded
+        fn = _custom_function(tool, name, path) if kind == "custom" else _function(tool, name, path)
+        fn["name"] = tool_map.add(kind, name, namespace)
+        functions.append({"type": "function", "function": fn})
+
+    for i, tool in enumerate(raw):
+        add(tool, f"tools[{i}]", None)
+    return functions
+
+
+def _tool_choice(raw: Any, tool_map: ToolMap, names: list[str]) -> Any:
+    """Responses ``tool_choice`` as the Chat Completions value lmparse.request reads."""
+    if raw is None or raw in ("auto", "none", "required"):
+        if raw == "required":
+            require(bool(names), "tool_choice 'required' needs at least one function or custom tool", "tool_choice")
+        return raw
+    require(isinstance(raw, dict), "tool_choice must be auto, none, required or an object", "tool_choice")
+    kind = raw.get("type")
+    if kind in ("function", "custom"):
+        name = raw.get("name")
+        require(isinstance(name, str) and tool_map.kind_of(name) == kind,
+                f"tool_choice names {kind} tool {name!r}, which is not in tools", "tool_choice.name")
+        return {"type": "function", "function": {"name": tool_map.flat(name)}}
+    if kind == "allowed_tools":
+        listed = raw.get("tools")
+        require(isinstance(listed, list) and listed, "tool_choice.tools must be a non-empty list", "tool_choice.tools")
+        allowed = []
+        for i, tool in enumerate(listed):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            require(isinstance(name, str) and tool_map.kind_of(name) is not None,
+                    f"tool_choice.tools[{i}] must name a function or custom tool in tools", f"tool_choice.tools[{i}]")
+            allowed.append({"type": "function", "function": {"name": tool_map.flat(name)}})
+        return {"type": "allowed_tools", "allowed_tools": {"mode": raw.get("mode", "auto"), "tools": allowed}}
+    require(False, f"tool_choice forces the hosted tool {kind!r}, which a local model cannot run", "tool_choice.type")
+    return None
+
+
+# ---- input items --------------------------------------------------------------------------------
+
+
+class _Turns:
+    """Chat messages from items; assistant-side items in a row make one assistant turn."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict] = []
+        self._assistant: dict | None = None
+
+    def add(self, message: dict) -> None:
+        self._assistant = None
+        self.messages.append(message)
+
+    def assistant(self) -> dict:
+        if self._assistant is None:
+            self._assistant = {"role": "assistant", "content": None}
+            self.messages.append(self._assistant)
+        return self._assistant
+
+    def assistant_text(self, text: str) -> None:
+        turn = self.assistant()
+        turn["content"] = (turn["content"] or "") + text
+
+    def reasoning(self, text: str) -> None:
+        turn = self.assistant()
+        turn["reasoning_content"] = turn.get("reasoning_content", "") + text
+
+    def call(self, call_id: str, name: str, arguments: str) -> None:
+        self.assistant().setdefault("tool_calls", []).append(
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}})
+
+
+def _reasoning_text(item: dict, path: str, signer: Signer) -> str | None:
+    content = item.get("content")
+    if isinstance(content, list) and content:
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    opened = signer.open_reasoning(item.get("encrypted_content"))
+    if opened is not None:
+        return opened
+    if item.get("encrypted_content") is not None:
+        logger.debug("%s: an encrypted_content blob lmparse did not seal is left out of the prompt", path)
+    summary = item.get("summary")
+    if isinstance(summary, list) and summary:
+        return "\n\n".join(p["text"] for p in summary if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return None
+
+
+def _call_id(item: dict, path: str) -> str:
+    call_id = item.get("call_id")
+    require(isinstance(call_id, str) and call_id, f"{path}.call_id must be a non-empty string", f"{path}.call_id")
+    return call_id
+
+
+def _item(item: Any, path: str, turns: _Turns, tool_map: ToolMap, signer: Signer,
+          store: ResponseStore | None) -> None:
+    require(isinstance(item, dict), f"{path} must be an object", path)
+    kind = item.get("type", "message" if "role" in item else None)
+    if kind == "item_reference":
+        ref = item.get("id")
+        found = store.item(ref) if store is not None and isinstance(ref, str) else None
+        require(found is not None, f"{path}.id: Item with id {ref!r} not found.", f"{path}.id")
+        _item(found, path, turns, tool_map, signer, None)
+    elif kind == "message":
+        role = item.get("role")
+        require(role in _ROLES, f"{path}.role must be one of {', '.join(_ROLES)}; got {role!r}", f"{path}.role")
+        text = openai_text(item.get("content"), f"{path}.content")
+        if role == "assistant":
+            turns.assistant_text(text)
+        else:
+            turns.add({"role": "system" if role == "developer" else role, "content": text})
+    elif kind == "reasoning":
+        text = _reasoning_text(item, path, signer)
+        if text:
+            turns.reasoning(text)
+    elif kind == "function_call":
+        name = item.get("name")
+        require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
+        namespace = item.get("namespace") if isinstance(item.get("namespace"), str) else None
+        arguments = arguments_json(item.get("arguments", "{}"), f"{path}.arguments")
+        turns.call(_call_id(item, path), tool_map.flat(name, namespace), arguments)
+    elif kind == "custom_tool_call":
+        name = item.get("name")
+        require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
+        value = item.get("input", "")
+        require(isinstance(value, str), f"{path}.input must be a string", f"{path}.input")
+        namespace = item.get("namespace") if isinstance(item.get("namespace"), str) else None
+        turns.call(_call_id(item, path), tool_map.flat(name, namespace),
+                   json.dumps({"input": value}, ensure_ascii=False))
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        output = item.get("output")
+        text = openai_text(output, f"{path}.output") if output is not None else ""
+        turns.add({"role": "tool", "tool_call_id": _call_id(item, path), "content": text})
+    elif kind in _HOSTED_ITEMS:
+        logger.debug("%s: a %s item is left out of the prompt", path, kind)
+    else:
+        require(False, f"{path}.type {kind!r} is not an input item type", f"{path}.type")
+
+
+# ---- the request --------------------------------------------------------------------------------
+
+
+def _number(body: dict, field: str) -> float | None:
+    value = body.get(field)
+    require(value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)),
+            f"{field} must be a number, got {value!r}", field)
+    return value
+
+
+def _text_format(text: Any) -> dict | None:
+    if text is None:
+        return None
+    require(isinstance(text, dict), "text must be an object", "text")
+    fmt = text.get("format")
+    if fmt is None:
+        return None
+    require(isinstance(fmt, dict), "text.format must be an object", "text.format")
+    kind = fmt.get("type")
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "json_object"}
+    require(kind == "json_schema", f"text.format.type must be text, json_object or json_schema; got {kind!r}",
+            "text.format.type")
+    require(isinstance(fmt.get("schema"), dict), "text.format.schema must be a JSON schema object",
+            "text.format.schema")
+    return {"type": "json_schema", "schema": fmt["schema"], "name": fmt.get("name"), "strict": fmt.get("strict")}
+
+
+def _reasoning(raw: Any) -> tuple[str | None, bool]:
+    """``(effort, summary asked for)``."""
+    if raw is None:
+        return None, False
+    require(isinstance(raw, dict), "reasoning must be an object", "reasoning")
+    effort = raw.get("effort")
+    require(effort is None or effort in _EFFORTS, f"reasoning.effort must be one of {', '.join(_EFFORTS)}; "
+            f"got {effort!r}", "reasoning.effort")
+    summary = raw.get("summary", raw.get("generate_summary"))
+    require(summary is None or summary in _SUMMARIES, f"reasoning.summary must be one of {', '.join(_SUMMARIES)}; "
+            f"got {summary!r}", "reasoning.summary")
+    return effort, summary is not None
+
+
+def _include(raw: Any) -> list[str]:
+    if raw is None:
+        return []
+    require(isinstance(raw, list) and all(isinstance(v, str) for v in raw), "include must be a list of strings",
+            "include")
+    unknown = [v for v in raw if v not in _INCLUDABLE]
+    require(not unknown, f"include has unknown values: {', '.join(unknown)}", "include")
+    return raw
+
+
+def parse_request(body: Any, default_model: str, signer: Signer,
+                  store: ResponseStore | None) -> tuple[GenerationRequest, ResponsesOptions]:
+    require(isinstance(body, dict), "the request body must be a JSON object", None)
+    model = body.get("model", default_model)
+    require(isinstance(model, str), "model must be a string", "model")
+    for field, what in (("background", "background mode"), ("conversation", "conversation objects"),
+                        ("prompt", "stored prompt templates")):
+        if body.get(field) not in (None, False):
+            raise RequestError(f"{field}: {what} are not supported by lmparse; send the input itself "
+                               "(previous_response_id chains stored responses)", field)
+    opts = ResponsesOptions(model, optional_bool(body, "stream"), ToolMap(), signer)
+    functions = _tools(body.get("tools"), opts.tools, opts.ignored_tools)
+    names = [f["function"]["name"] for f in functions]
+    openai_shape: dict[str, Any] = {"tools": functions,
+                                    "tool_choice": _tool_choice(body.get("tool_choice"), opts.tools, names)}
+    effort, opts.summary = _reasoning(body.get("reasoning"))
+    kwargs = body.get("chat_template_kwargs")
+    require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object", "chat_template_kwargs")
+    if kwargs:
+        openai_shape["chat_template_kwargs"] = kwargs
+    elif effort is not None:  # asking for an effort is asking for reasoning; "none" turns it off
+        openai_shape["chat_template_kwargs"] = {"enable_thinking": effort not in ("none", "minimal")}
+    parsed: ParserRequest = parser_request(openai_shape)
+
+    include = _include(body.get("include"))
+    opts.store = store if optional_bool(body, "store", True) else None
+    opts.encrypted_reasoning = "reasoning.encrypted_content" in include
+    opts.logprobs = "message.output_text.logprobs" in include
+    top = optional_int(body, "top_logprobs", minimum=0, maximum=20) or 0
+
+    previous = body.get("previous_response_id")
+    require(previous is None or isinstance(previous, str), "previous_response_id must be a string",
+            "previous_response_id")
+    history: list[dict] = []
+    if previous is not None:
+        try:
+            history = store.conversation(previous) if store is not None else None
+        except KeyError as exc:
+            history = None
+            if exc.args and exc.args[0] != previous:
+                raise RequestError(f"Previous response with id {exc.args[0]!r} (an ancestor of {previous!r}) "
+                                   "not found.", "previous_response_id") from None
+        require(history is not None, f"Previous response with id {previous!r} not found.", "previous_response_id")
+        opts.previous_response_id = previous
+
+    raw_input = body.get("input")
+    turns = _Turns()
+    if isinstance(raw_input, str):
+        turns.add({"role": "user", "content": raw_input})
+    else:
+        require(isinstance(raw_input, list) and (raw_input or previous is not None),
+                "input must be a string or a non-empty list of input items", "input")
+        for i, item in enumerate(raw_input):
+            _item(item, f"input[{i}]", turns, opts.tools, signer, store)
+    opts.new_messages = turns.messages
+
+    instructions = body.get("instructions")
+    require(instructions is None or isinstance(instructions, str), "instructions must be a string", "instructions")
+    messages = ([{"role": "system", "content": instructions}] if instructions else []) + history + turns.messages
+    max_tokens = optional_int(body, "max_output_tokens")
+    request = GenerationRequest(
+        messages, functions, parsed, max_tokens=max_tokens, logprobs=opts.logprobs, top_logprobs=top,
+        parallel_tool_calls=optional_bool(body, "parallel_tool_calls", True),
+        response_format=_text_format(body.get("text")),
+        reasoning_effort=effort if effort not in (None, "none", "minimal") else None)
+    metadata = body.get("metadata")
+    require(metadata is None or isinstance(metadata, dict), "metadata must be an object", "metadata")
+    opts.echo = {
+        "instructions": instructions, "max_output_tokens": max_tokens, "metadata": metadata or {},
+        "parallel_tool_calls": request.parallel_tool_calls, "previous_response_id": previous,
+        "reasoning": {"effort": effort, "summary": (body.get("reasoning") or {}).get("summary")},
+        "store": opts.store is not None, "temperature": _number(body, "temperature"),
+        "text": body.get("text") or {"format": {"type": "text"}}, "tool_choice": body.get("tool_choice") or "auto",
+        "tools": body.get("tools") or [], "top_p": _number(body, "top_p"), "top_logprobs": top,
+        "truncation": body.get("truncation") or "disabled", "user": body.get("user"),
+        "background": False, "service_tier": "default",
+    }
+    return request, opts
