@@ -289,7 +289,7 @@ def test_non_streaming_and_anthropic_through_an_engine(fakes, gateway, oai):
                                 tools=[{"name": "get_weather", "input_schema": TOOLS[0]["function"]["parameters"]}],
                                 thinking={"type": "enabled", "budget_tokens": 1024}) as stream:
         message = stream.get_final_message()
-    blocks = [b for b in message.content if b.type != "text" or b.text.strip()]  # "\n\n" between blocks
+    blocks = message.content  # the "\n\n" between </think> and <tool_call> opens no text block
     assert [b.type for b in blocks] == ["thinking", "tool_use"]
     assert blocks[1].input == {"city": "Paris"} and message.stop_reason == "tool_use"
     body = check_request(fakes, "vllm")
@@ -319,6 +319,42 @@ def test_sglang_stop_string_kept_by_no_stop_trim_is_cut(fakes, oai):
     assert text == "Hello there, friend."
     assert chunks[-1].choices[0].finish_reason == "stop"
     assert fakes.requests["sglang-stop"][-1][1]["sampling_params"]["stop"] == ["STOP"]
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_responses_api_through_each_engine(fakes, gateway, oai, kind):
+    tools = [{"type": "function", "name": "get_weather", "parameters": TOOLS[0]["function"]["parameters"]}]
+    whole = oai.responses.create(model=kind, input=USER_TEXT, tools=tools)
+    check_request(fakes, kind)
+    with oai.responses.stream(model=kind, input=USER_TEXT, tools=tools) as stream:
+        deltas = [e.delta for e in stream if e.type == "response.function_call_arguments.delta"]
+        streamed = stream.get_final_response()
+    for response in (whole, streamed):
+        assert [item.type for item in response.output] == ["reasoning", "function_call"]
+        assert REASONING in response.output[0].content[0].text
+        assert response.output[1].name == "get_weather" and json.loads(response.output[1].arguments) == {
+            "city": "Paris"}
+        assert response.usage.input_tokens == len(PROMPT_IDS)
+    assert "".join(deltas) == streamed.output[1].arguments
+
+
+def test_a_json_schema_reaches_the_engines_that_enforce_one(fakes, oai):
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    fmt = {"format": {"type": "json_schema", "name": "city", "schema": schema}}
+    for kind in ("vllm", "sglang", "llamacpp"):
+        oai.responses.create(model=kind, input=USER_TEXT, text=fmt)
+    assert fakes.requests["vllm"][-1][1]["structured_outputs"] == {"json": schema}
+    assert json.loads(fakes.requests["sglang"][-1][1]["sampling_params"]["json_schema"]) == schema
+    assert fakes.requests["llamacpp"][-1][1]["json_schema"] == schema
+    oai.chat.completions.create(model="vllm", messages=[{"role": "user", "content": USER_TEXT}],
+                                response_format={"type": "json_object"})
+    assert fakes.requests["vllm"][-1][1]["structured_outputs"] == {"json_object": True}
+
+
+def test_count_tokens_through_an_engine(gateway):
+    client = anthropic.Anthropic(base_url=gateway.url, api_key="unused", max_retries=0)
+    counted = client.messages.count_tokens(model="vllm", messages=[{"role": "user", "content": USER_TEXT}])
+    assert counted.input_tokens > 0
 
 
 # ---- the command line --------------------------------------------------------------------------

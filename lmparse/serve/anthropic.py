@@ -258,10 +258,12 @@ def parse_request(body: Any, default_model: str, signer: Signer,
 class _Blocks:
     """Turns runner deltas into content-block events and keeps the blocks' final state.
     A thinking block closes with lmparse's signature of its text (``signing.Signer``), so
-    a client that replays it gets the reasoning back into the prompt."""
+    a client that replays it gets the reasoning back into the prompt.  Whitespace alone
+    opens no text block; it goes out in front of the text that follows it, if any."""
 
     def __init__(self, signer: Signer) -> None:
         self._signer = signer
+        self._space = ""
         self.content: list[dict] = []
         self._kind: str | None = None
         self._parts: list[str] = []  # the open block's text (thinking, text or input JSON)
@@ -285,6 +287,11 @@ class _Blocks:
 
     def _text(self, kind: str, text: str, events: list) -> None:
         if self._kind != kind:
+            if kind == "text":
+                if not text.strip():  # whitespace between blocks opens no text block: held for what follows
+                    self._space += text
+                    return
+                text, self._space = self._space + text, ""
             self.close(events)
             self._open({"type": kind, kind: "", "signature": ""} if kind == "thinking" else {"type": kind, kind: ""},
                        events)
@@ -294,6 +301,8 @@ class _Blocks:
                        "delta": {"type": f"{kind}_delta", kind: text}}))
 
     def _open(self, block: dict, events: list) -> None:
+        if block["type"] != "text":
+            self._space = ""
         self.content.append(dict(block))
         self._parts = []
         events.append(("content_block_start", {"type": "content_block_start", "index": len(self.content) - 1,

@@ -79,8 +79,12 @@ class ChatTemplate:
 
 
 def _template_message(message: dict) -> dict:
-    """Templates index tool-call arguments as mappings (``arguments|items``): parse them."""
+    """Templates index tool-call arguments as mappings (``arguments|items``): parse them.
+    An assistant turn with only calls has ``content: null`` in the APIs; templates test
+    ``'</think>' in content``, so it is given as ``""``."""
     calls = message.get("tool_calls")
+    if message.get("content") is None:
+        message = {**message, "content": ""}
     if not calls:
         return message
     parsed = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -51,6 +52,12 @@ class LiveServer:
             if line.startswith(name) and line[len(name)] in " {":
                 total += float(line.rsplit(" ", 1)[1])
         return total
+
+    def log_text(self) -> str:
+        """What the server has written to stderr so far (read at an offset: the child shares
+        the file's position, so it must not move)."""
+        fd = self._log.fileno()
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -57,6 +57,24 @@ def _logprob_entry(token: str, logprob: float, top: list[tuple[str, float]], k: 
             "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top[:k]]}
 
 
+def _json_schema(request: GenerationRequest) -> dict | None:
+    """The JSON schema a reply must follow (``{}``: any JSON object), or None."""
+    fmt = request.response_format
+    if fmt is None:
+        return None
+    schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
+    return schema if isinstance(schema, dict) else {}
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        logger.warning(message)
+
+
 def _error_text(event: Any) -> str | None:
     """The message of an error event (``{"error": ...}`` or ``{"object": "error", ...}``)."""
     if not isinstance(event, dict):
@@ -122,6 +140,9 @@ class _VLLM(_Protocol):
             body["stop"] = request.stop
         if request.logprobs:
             body["logprobs"] = request.top_logprobs
+        schema = _json_schema(request)
+        if schema is not None:
+            body["structured_outputs"] = {"json": schema} if schema else {"json_object": True}
         return body
 
     def usage(self, event, state):
@@ -173,6 +194,9 @@ class _SGLang(_Protocol):
         body: dict[str, Any] = {"text": prompt, "sampling_params": params, "stream": True}
         if request.logprobs:
             body.update(return_logprob=True, top_logprobs_num=request.top_logprobs, return_text_in_logprobs=True)
+        schema = _json_schema(request)
+        if schema is not None:
+            params["json_schema"] = orjson.dumps(schema or {"type": "object"}).decode()
         if engine.model:
             body["model"] = engine.model
         return body
@@ -269,6 +293,8 @@ class _LMDeploy(_Protocol):
             body["stop"] = request.stop
         if request.logprobs:
             body["return_logprob"] = True
+        if request.response_format is not None:
+            _warn_once("lmdeploy's /generate takes no JSON schema: the reply format is asked for, not enforced")
         if engine.model:
             body["model"] = engine.model
         return body
@@ -305,6 +331,9 @@ class _LlamaCpp(_Protocol):
             body["stop"] = request.stop
         if request.logprobs:
             body["n_probs"] = max(request.top_logprobs, 1)
+        schema = _json_schema(request)
+        if schema is not None:
+            body["json_schema"] = schema or {"type": "object"}
         if engine.model:
             body["model"] = engine.model
         return body

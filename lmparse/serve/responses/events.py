@@ -4,6 +4,8 @@ Each run of one channel is one output item, in the model's order: ``reasoning`` 
 as ``reasoning_text`` content; ``summary`` too when the request asked for one: a local
 model's reasoning is its own summary), ``message`` (one ``output_text`` part),
 ``function_call`` or ``custom_tool_call`` (names mapped back through the ``ToolMap``).
+Whitespace alone never opens a message (the ``\n\n`` between ``</think>`` and a tool
+call): it is held, and goes out in front of the text that follows it, if any does.
 An item is closed (its ``.done`` events, then ``output_item.done``) before the next one
 opens.  Every event carries a ``sequence_number``; the stream opens with
 ``response.created`` / ``response.in_progress`` and ends with ``response.completed``,
@@ -58,6 +60,7 @@ class ResponseBuilder:
         self.id = _id("resp_")
         self.output: list[dict] = []
         self._open: _Open | None = None
+        self._space = ""  # whitespace held until text follows it in a new message
         self._seq = 0
         self._events: list[dict] = []
         self.response: dict[str, Any] = {
@@ -106,6 +109,7 @@ class ResponseBuilder:
 
     def _open_item(self, kind: str, item: dict, call_index: int = -1) -> _Open:
         self._close("completed")
+        self._space = ""
         opened = _Open(kind, len(self.output), item, call_index)
         self.output.append(item)
         self._open = opened
@@ -132,6 +136,10 @@ class ResponseBuilder:
     def _text(self, text: str, logprobs: list[dict] | None) -> None:
         opened = self._open
         if opened is None or opened.kind != "message":
+            if not text.strip():  # whitespace between items ("</think>\n\n<tool_call>") opens no message
+                self._space += text
+                return
+            text, self._space = self._space + text, ""
             opened = self._open_item("message", {"id": _id("msg_"), "type": "message", "role": "assistant",
                                                  "status": "in_progress", "content": []})
             self._event("response.content_part.added", item_id=opened.item["id"], output_index=opened.index,
