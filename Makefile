@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test bench serve
+.PHONY: venv testdata test test-agents bench serve
 
 venv: $(STAMP)
 
@@ -21,6 +21,11 @@ testdata: venv
 # pytest exits 5 when it collects no test: not a failure here.
 test: venv testdata
 	$(PYTHON) -m pytest -q || test $$? -eq 5
+
+# Real agent clients (Claude Code, Codex) from npm, pinned in tests/agents/package-lock.json and
+# installed once under ~/.cache/lmparse/agents, each run against `lmparse serve` with a private HOME.
+test-agents: venv testdata
+	LMPARSE_AGENTS_BIN="$$(scripts/setup_agents.sh)" $(PYTHON) -m pytest -q tests/agents
 
 # Peers (LMDeploy's parsers, no torch) run from their own venv in bench/.peers/, built once.
 bench: venv
