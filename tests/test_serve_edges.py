@@ -110,6 +110,7 @@ def test_unknown_routes_and_methods(two):
     assert r.status_code == 404 and anthropic_error(r)["type"] == "not_found_error"
     r = httpx.get(two.url + "/v1/chat/completions", timeout=10)
     assert r.status_code == 405 and "POST" in r.headers["allow"] and "GET" in openai_error(r)["message"]
+    assert openai_error(r)["param"] is None
     r = httpx.get(two.url + "/v1/messages", timeout=10)
     assert r.status_code == 405 and anthropic_error(r)["type"] == "invalid_request_error"
     r = httpx.put(two.url + "/v1/responses", timeout=10)

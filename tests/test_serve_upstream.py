@@ -407,6 +407,22 @@ def test_upstream_error_mid_stream_is_the_streams_error_event(oai):
     assert "engine crashed" in str(info.value)
 
 
+def test_responses_failures_before_and_during_the_stream(gateway):
+    r = httpx.post(gateway.url + "/v1/responses", json={"model": "broken", "input": USER_TEXT, "stream": True},
+                   timeout=10)
+    assert r.status_code == 502 and r.json()["error"]["type"] == "server_error"
+    events = []
+    with httpx.stream("POST", gateway.url + "/v1/responses", timeout=10,
+                      json={"model": "midfail", "input": USER_TEXT, "stream": True}) as r:
+        assert r.status_code == 200
+        events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: ")]
+    assert [e["type"] for e in events[-2:]] == ["error", "response.failed"]
+    assert "engine crashed" in events[-2]["message"]
+    assert events[-1]["response"]["status"] == "failed" and "engine crashed" in events[-1]["response"]["error"][
+        "message"]
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+
+
 def test_client_leaving_closes_the_upstream_stream(fakes, gateway, oai):
     engine = gateway.engines["slow"]
     stream = oai.chat.completions.create(model="slow", stream=True, messages=[{"role": "user", "content": "go"}])

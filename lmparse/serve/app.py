@@ -253,9 +253,10 @@ def _http_error(request: Request, exc: HTTPException) -> Response:
     else:
         message = str(exc.detail)
     request_log(request.scope).reason = message
-    kind = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
-    return error_response(RequestError(message, status=exc.status_code, kind=kind),
-                          anthropic_path(request.url.path, request.headers), headers=exc.headers)
+    error = RequestError(message, status=exc.status_code,
+                         kind="not_found_error" if exc.status_code == 404 else "invalid_request_error")
+    error.param = None  # about the route, not a field of the body
+    return error_response(error, anthropic_path(request.url.path, request.headers), headers=exc.headers)
 
 
 def _internal_error(request: Request, exc: Exception) -> Response:

@@ -114,6 +114,10 @@ with client.chat.completions.stream(model="{model}", tools=tools, messages=[
         if event.type == "tool_calls.function.arguments.done":
             print("tool call:", event.name, event.arguments)
 EOF
+
+Agent clients (docs/agents.md):
+  Claude Code:  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={key_text} claude
+  Codex:        a model provider with base_url = "{url}/v1" and wire_api = "responses"
 """
 
 

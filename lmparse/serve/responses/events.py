@@ -234,7 +234,9 @@ class ResponseBuilder:
         return self.response
 
     def fail(self, message: str) -> None:
+        """The engine failed mid-stream: an ``error`` event, then ``response.failed``."""
         self._close("incomplete")
+        self._event("error", code="server_error", message=message, param=None)
         self.response.update(status="failed", error={"code": "server_error", "message": message})
         self._event("response.failed", response=self.response)
 
