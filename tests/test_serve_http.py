@@ -3,6 +3,7 @@ leaves mid-stream, /v1/models, /health and /metrics."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -86,6 +87,16 @@ def test_openai_sdk_raises_bad_request_with_the_field(server):
         client.chat.completions.create(model="qwen3", messages=USER, tools=TOOLS,
                                        tool_choice={"type": "function", "function": {"name": "nope"}})
     assert info.value.param == "tool_choice"
+
+
+def test_response_format_json_schema_gives_json_that_fits(server):
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+              "required": ["name", "age"]}
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="x", max_retries=0)
+    reply = client.chat.completions.create(model="qwen3", messages=[{"role": "user", "content": "name=Ada age=36"}],
+                                           response_format={"type": "json_schema", "json_schema": {
+                                               "name": "person", "schema": schema}})
+    assert json.loads(reply.choices[0].message.content) == {"name": "Ada", "age": 36}
 
 
 def test_invalid_json_body_is_a_400(server):

@@ -20,7 +20,7 @@ from typing import Any, AsyncIterator
 import orjson
 
 from .content import anthropic_blocks_text, anthropic_text
-from .engines.base import GenerationRequest
+from .engines.base import GenerationRequest, assistant_message
 from .runner import ChatRunner
 from .signing import Signer
 from .validate import arguments_json, joined_text, optional_bool, optional_int, parser_request, require, stop_list
@@ -120,12 +120,7 @@ def _assistant_turn(content: list, path: str, signer: Signer) -> dict:
             calls.append({"id": block["id"], "type": "function", "function": {"name": name, "arguments": arguments}})
         else:
             require(False, f"{bpath}.type {kind!r} is not supported in an assistant message", f"{bpath}.type")
-    msg: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
-    if thinking:
-        msg["reasoning_content"] = "".join(thinking)
-    if calls:
-        msg["tool_calls"] = calls
-    return msg
+    return assistant_message(texts, thinking, calls)
 
 
 def _tools(raw: Any) -> tuple[list[dict], list[str]]:

@@ -124,15 +124,22 @@ class _Server:
                                "offered to the model (header %s)", api, kind, _IGNORED_TOOLS_HEADER)
         return {_IGNORED_TOOLS_HEADER: ",".join(dict.fromkeys(kinds))}
 
+    async def _model_request(self, request: Request) -> tuple[Any, ModelBinding]:
+        """An authorized JSON body and the binding its ``model`` names (noted for the access log)."""
+        self._authorize(request)
+        body = await self._body(request)
+        model = body.get("model") if isinstance(body, dict) else None
+        binding = self._binding(model)
+        log = request_log(request.scope)
+        log.family = binding.family.name
+        log.model = model if isinstance(model, str) else binding.name
+        return body, binding
+
     async def _generate(self, request: Request, api: str, module: Any, parse: Callable) -> Any:
         """The flow every generating route shares: check, convert, start, then stream or fold."""
         log = request_log(request.scope)
         try:
-            self._authorize(request)
-            body = await self._body(request)
-            binding = self._binding(body.get("model") if isinstance(body, dict) else None)
-            log.family = binding.family.name
-            log.model = body.get("model") if isinstance(body.get("model"), str) else binding.name
+            body, binding = await self._model_request(request)
             gen_request, opts = parse(body, binding)
             parser = binding.new_parser(gen_request.parser_request)
             stream = binding.engine.start(gen_request)
@@ -176,14 +183,10 @@ class _Server:
             body, binding.name, self.signer))
 
     async def count_tokens(self, request: Request) -> Response:
-        log = request_log(request.scope)
         try:
-            self._authorize(request)
-            body = await self._body(request)
-            binding = self._binding(body.get("model") if isinstance(body, dict) else None)
-            log.family = binding.family.name
+            body, binding = await self._model_request(request)
             gen_request, _ = anthropic.parse_request(body, binding.name, self.signer, count_only=True)
-            log.prompt_tokens = count = binding.engine.count_prompt(gen_request)
+            request_log(request.scope).prompt_tokens = count = binding.engine.count_prompt(gen_request)
         except RequestError as exc:
             return self._failed(request, "anthropic", exc)
         return json_response({"input_tokens": count})

@@ -14,7 +14,7 @@ from typing import AsyncIterator
 
 from ...request import ParserRequest
 
-__all__ = ["EngineChunk", "GenerationRequest", "EngineStream", "Engine"]
+__all__ = ["EngineChunk", "GenerationRequest", "EngineStream", "Engine", "assistant_message"]
 
 
 class EngineChunk:
@@ -62,6 +62,17 @@ class GenerationRequest:
         self.parallel_tool_calls = parallel_tool_calls
         self.response_format = response_format
         self.reasoning_effort = reasoning_effort
+
+
+def assistant_message(texts: list[str], reasoning: list[str], calls: list[dict]) -> dict:
+    """An assistant turn in ``GenerationRequest.messages``' shape: ``content`` None when it
+    wrote no text, ``reasoning_content`` and ``tool_calls`` only when present."""
+    message: dict = {"role": "assistant", "content": "".join(texts) if texts else None}
+    if reasoning:
+        message["reasoning_content"] = "".join(reasoning)
+    if calls:
+        message["tool_calls"] = calls
+    return message
 
 
 class EngineStream:

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from ..engines.base import assistant_message
 from ..runner import ChatRunner, RunnerDelta
 from .custom_input import CustomInput, final_input
 from .request import ResponsesOptions
@@ -255,9 +256,4 @@ class ResponseBuilder:
                     {"input": item["input"]}).decode()
                 calls.append({"id": item["call_id"], "type": "function",
                               "function": {"name": flat, "arguments": arguments}})
-        turn: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
-        if reasoning:
-            turn["reasoning_content"] = "".join(reasoning)
-        if calls:
-            turn["tool_calls"] = calls
-        return turn
+        return assistant_message(texts, reasoning, calls)

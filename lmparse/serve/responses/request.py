@@ -100,7 +100,7 @@ class ResponsesOptions:
 # ---- tools --------------------------------------------------------------------------------------
 
 
-def _custom_function(tool: dict, name: str, path: str) -> dict:
+def _custom_function(tool: dict, name: str) -> dict:
     """A custom (free-form) tool offered as a function taking one string, ``input``."""
     description = tool.get("description") if isinstance(tool.get("description"), str) else ""
     fmt = tool.get("format")
@@ -145,7 +145,7 @@ def _tools(raw: Any, tool_map: ToolMap, ignored: list[str]) -> list[dict]:
         require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
         if tool.get("defer_loading") is True:
             return  # tool search: not in the model's context until it is loaded
-        fn = _custom_function(tool, name, path) if kind == "custom" else _function(tool, name, path)
+        fn = _custom_function(tool, name) if kind == "custom" else _function(tool, name, path)
         fn["name"] = tool_map.add(kind, name, namespace)
         functions.append({"type": "function", "function": fn})
 
