@@ -304,8 +304,9 @@ def test_store_false_is_not_kept(client):
         client.responses.create(model="qwen3", previous_response_id=response.id, input="and?")
 
 
-def test_encrypted_reasoning_replays_into_the_prompt(client):
-    body = request_body("summary", "qwen3")
+def test_encrypted_reasoning_replays_into_the_prompt(client, family):
+    skip_unless_thinking("summary", family)
+    body = request_body("summary", family)
     first = client.responses.create(**body)
     reasoning = next(item for item in first.output if item.type == "reasoning")
     call = next(item for item in first.output if item.type == "function_call")
@@ -313,7 +314,7 @@ def test_encrypted_reasoning_replays_into_the_prompt(client):
 
     def replay(blob: str) -> int:
         item = {"type": "reasoning", "id": reasoning.id, "summary": [], "encrypted_content": blob}
-        r = client.responses.create(model="qwen3", tools=TOOLS, store=False, input=[
+        r = client.responses.create(model=family, tools=TOOLS, store=False, reasoning=body["reasoning"], input=[
             {"role": "user", "content": "Call get_weather city=Paris"}, item,
             {"type": "function_call", "call_id": call.call_id, "name": "get_weather", "arguments": call.arguments},
             {"type": "function_call_output", "call_id": call.call_id, "output": "sunny"}])
@@ -322,7 +323,7 @@ def test_encrypted_reasoning_replays_into_the_prompt(client):
 
     kept = replay(reasoning.encrypted_content)
     foreign = replay("gAAAAABo-not-a-blob-lmparse-made")  # another provider's: ignored, not a 500
-    assert kept > foreign  # Qwen3's template renders the replayed reasoning of this turn
+    assert kept > foreign  # each template renders the reasoning of the turn in progress
 
 
 # ---- tools: namespace, custom, hosted, tool_choice ---------------------------------------------

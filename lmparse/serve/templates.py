@@ -45,9 +45,11 @@ def _tojson(value: Any, indent: int | None = None, **_: Any) -> str:
 class ChatTemplate:
     def __init__(self, source: str, name: str, bos: str = "", eos: str = "") -> None:
         from jinja2.ext import loopcontrols
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
+        from jinja2.sandbox import SandboxedEnvironment
 
-        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+        # Sandboxed but not immutable: Kimi-K2's template keeps a queue with list.append.
+        # Templates get copies of the messages (``_template_message``), never ours.
+        env = SandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
         env.filters["tojson"] = _tojson
         env.globals["raise_exception"] = _raise
         env.globals["strftime_now"] = lambda fmt: datetime.datetime.now().strftime(fmt)
@@ -63,28 +65,73 @@ class ChatTemplate:
         if reasoning_effort is not None:
             kwargs["reasoning_effort"] = reasoning_effort
         shown = [_template_message(m) for m in messages]
-        try:
-            return self._render(shown, tools, kwargs)
-        except Exception:
-            # Many templates accept a system message only first; agent clients send more
-            # (Claude Code's mid-conversation system turns).  Give those as user turns.
-            later = [{**m, "role": "user"} if i and m.get("role") == "system" else m for i, m in enumerate(shown)]
-            if later == shown:
-                raise
-            return self._render(later, tools, kwargs)
+        error: Exception | None = None
+        for attempt in (shown, _later_system_as_user(shown), _thinking_with_content(_later_system_as_user(shown))):
+            if attempt is not shown and attempt == shown:
+                continue
+            try:
+                return self._render(attempt, tools, kwargs)
+            except Exception as exc:  # the template rejects this shape: try a plainer one
+                error = error or exc
+        raise error
 
     def _render(self, messages: list[dict], tools: list[dict] | None, kwargs: dict[str, Any]) -> str:
-        return self._template.render(messages=messages, tools=tools or None, add_generation_prompt=True,
+        return self._template.render(messages=messages, tools=_template_tools(tools), add_generation_prompt=True,
                                      bos_token=self._bos, eos_token=self._eos, **kwargs)
+
+
+def _template_tools(tools: list[dict] | None) -> list[dict] | None:
+    """Tools with a string ``description`` (templates concatenate it; the APIs make it optional)."""
+    if not tools:
+        return None
+    out = []
+    for tool in tools:
+        fn = tool.get("function")
+        if isinstance(fn, dict) and not isinstance(fn.get("description"), str):
+            tool = {**tool, "function": {**fn, "description": ""}}
+        out.append(tool)
+    return out
+
+
+def _later_system_as_user(messages: list[dict]) -> list[dict]:
+    """Many templates accept a system turn only first; agent clients send more (Claude
+    Code's mid-conversation system turns): those become user turns, joined with the user
+    turns next to them (templates like Mistral's insist that user and assistant alternate)."""
+    out: list[dict] = []
+    for i, m in enumerate(messages):
+        if i and m.get("role") == "system":
+            m = {**m, "role": "user"}
+        if out and m.get("role") == "user" and out[-1].get("role") == "user" and i > 0 and \
+                isinstance(m.get("content"), str) and isinstance(out[-1].get("content"), str):
+            out[-1] = {**out[-1], "content": out[-1]["content"] + "\n\n" + m["content"]}
+            continue
+        out.append(m)
+    return out
+
+
+def _thinking_with_content(messages: list[dict]) -> list[dict]:
+    """gpt-oss's template refuses an assistant call turn with both text and ``thinking``:
+    the text goes into the analysis, so neither is lost."""
+    out = []
+    for m in messages:
+        if m.get("tool_calls") and m.get("thinking") and m.get("content"):
+            m = {**m, "thinking": m["thinking"] + "\n\n" + m["content"], "content": ""}
+        out.append(m)
+    return out
 
 
 def _template_message(message: dict) -> dict:
     """Templates index tool-call arguments as mappings (``arguments|items``): parse them.
     An assistant turn with only calls has ``content: null`` in the APIs; templates test
-    ``'</think>' in content``, so it is given as ``""``."""
+    ``'</think>' in content``, so it is given as ``""``.  Reasoning is given under both
+    names templates read: ``reasoning_content`` (Qwen3, GLM, Kimi, DeepSeek) and
+    ``thinking`` (gpt-oss)."""
     calls = message.get("tool_calls")
+    message = dict(message)
     if message.get("content") is None:
-        message = {**message, "content": ""}
+        message["content"] = ""
+    if message.get("reasoning_content") and "thinking" not in message:
+        message["thinking"] = message["reasoning_content"]
     if not calls:
         return message
     parsed = []
