@@ -202,3 +202,15 @@ def test_json_log_lines_carry_the_fields(one):
     assert (ok["method"], ok["status"], ok["model"], ok["family"]) == ("POST", 200, "m", "qwen3")
     assert ok["prompt_tokens"] > 0 and ok["completion_tokens"] > 0 and ok["duration_ms"] >= 0
     assert access["/v1/nope"]["status"] == 404 and "no route" in access["/v1/nope"]["reason"]
+
+
+def test_client_text_never_reaches_a_header_or_a_log_line_raw(two):
+    kinds = [{"type": "evil\r\nx-injected: 1"}, {"type": "café"}] + [{"type": f"hosted_{i}"} for i in range(200)]
+    r = httpx.post(two.url + "/v1/responses", json={"model": "qwen3", "input": "hi", "tools": kinds}, timeout=30)
+    assert r.status_code == 200
+    shown = r.headers["x-lmparse-ignored-tools"].split(",")
+    assert shown[0] == "other" and len(shown) == 15 and "x-injected" not in r.headers  # two "other"s are one
+    r = httpx.post(two.url + "/v1/chat/completions", json={"model": "claude-\nFAKE 200", "messages": USER}, timeout=30)
+    assert r.status_code == 200
+    log = wait_for(two, "claude-\\nFAKE 200")
+    assert not any(line.startswith("FAKE") for line in log.splitlines())

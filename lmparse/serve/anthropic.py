@@ -199,8 +199,8 @@ def _output_config(raw: Any) -> tuple[str | None, dict | None]:
         return None, None
     require(isinstance(raw, dict), "output_config must be an object", "output_config")
     effort = raw.get("effort")
-    require(effort is None or effort in _EFFORTS, f"output_config.effort must be one of {', '.join(_EFFORTS)}; "
-            f"got {effort!r}", "output_config.effort")
+    require(effort is None or isinstance(effort, str), f"output_config.effort must be a string such as "
+            f"{', '.join(_EFFORTS)}; got {effort!r}", "output_config.effort")
     fmt = raw.get("format")
     response_format = None
     if fmt is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import time
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable
@@ -46,6 +47,7 @@ logger = logging.getLogger("lmparse.serve")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 _IGNORED_TOOLS_HEADER = "x-lmparse-ignored-tools"
+_TOOL_TYPE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 class _Server:
@@ -114,15 +116,18 @@ class _Server:
 
     def _ignored_tools(self, api: str, kinds: list[str]) -> dict[str, str]:
         """Hosted tools a request offered that no local model can run: a header, and a
-        warning the first time each kind is seen."""
-        if not kinds:
+        warning the first time each kind is seen.  Kinds are client text: only tool-type
+        shaped names are repeated (a header never carries CR/LF), at most 16 per response,
+        and the warned-about set stays small whatever clients invent."""
+        shown = [k if _TOOL_TYPE.fullmatch(k) else "other" for k in dict.fromkeys(kinds)][:16]
+        if not shown:
             return {}
-        for kind in kinds:
-            if kind not in self._warned_tools:
+        for kind in shown:
+            if kind not in self._warned_tools and len(self._warned_tools) < 64:
                 self._warned_tools.add(kind)
                 logger.warning("%s: tools of type %r are hosted tools no local model can run; they are not "
                                "offered to the model (header %s)", api, kind, _IGNORED_TOOLS_HEADER)
-        return {_IGNORED_TOOLS_HEADER: ",".join(dict.fromkeys(kinds))}
+        return {_IGNORED_TOOLS_HEADER: ",".join(dict.fromkeys(shown))}
 
     async def _model_request(self, request: Request) -> tuple[Any, ModelBinding]:
         """An authorized JSON body and the binding its ``model`` names (noted for the access log)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 import time
 from typing import Any
@@ -82,13 +83,18 @@ def _log(scope: dict, record: RequestLog, status: int, seconds: float) -> None:
         fields["reason"] = record.reason
     text = " ".join(f"{k}={_quoted(v)}" for k, v in fields.items() if k not in ("method", "path", "status",
                                                                                   "duration_ms"))
-    line = f'{fields["method"]} {fields["path"]} {status} {fields["duration_ms"]}ms {text}'.rstrip()
+    line = f'{fields["method"]} {_quoted(fields["path"])} {status} {fields["duration_ms"]}ms {text}'.rstrip()
     access_logger.log(logging.WARNING if status >= 500 else logging.INFO, line, extra={"access": fields})
 
 
+_PLAIN = re.compile(r"[\w.:/@+,*-]+")
+
+
 def _quoted(value: Any) -> str:
+    """A field as is when it is plain, else as a JSON string: client text (a model name,
+    a path with %0A in it) never breaks the line or fakes a field."""
     text = str(value)
-    return json.dumps(text, ensure_ascii=False) if (" " in text or '"' in text or not text) else text
+    return text if _PLAIN.fullmatch(text) else json.dumps(text, ensure_ascii=False)
 
 
 class _JsonFormatter(logging.Formatter):
