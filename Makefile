@@ -22,8 +22,9 @@ testdata: venv
 test: venv testdata
 	$(PYTHON) -m pytest -q || test $$? -eq 5
 
-# Real agent clients (Claude Code, Codex) from npm, pinned in tests/agents/package-lock.json and
-# installed once under ~/.cache/lmparse/agents, each run against `lmparse serve` with a private HOME.
+# Real agent clients (Claude Code, Codex, Qwen Code, opencode from npm; llm from PyPI), pinned in
+# tests/agents/ and installed once under ~/.cache/lmparse/agents, each run against `lmparse serve`
+# with a private HOME.
 test-agents: venv testdata
 	LMPARSE_AGENTS_BIN="$$(scripts/setup_agents.sh)" $(PYTHON) -m pytest -q tests/agents
 

@@ -1,30 +1,47 @@
 #!/usr/bin/env bash
-# Install the agent CLIs that `make test-agents` drives (Claude Code, Codex), pinned with their
-# integrity hashes in tests/agents/package-lock.json, into ~/.cache/lmparse/agents/<lock hash>.
-# Prints the directory holding their executables. A second run with the same lock does nothing.
+# Install the agent clients `make test-agents` drives, pinned: the npm CLIs (Claude Code, Codex,
+# Qwen Code, opencode) with their integrity hashes in tests/agents/package-lock.json, and llm
+# from tests/agents/requirements.txt in a venv of its own, into
+# ~/.cache/lmparse/agents/<hash of both>. Prints the directory holding their executables.
+# A second run with the same pins does nothing.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-lock="$root/tests/agents/package-lock.json"
-key="$(sha256sum "$lock" | cut -c1-16)"
+pins="$root/tests/agents"
+key="$(cat "$pins/package-lock.json" "$pins/requirements.txt" | sha256sum | cut -c1-16)"
 dir="${LMPARSE_AGENTS_CACHE:-$HOME/.cache/lmparse/agents}/$key"
+bins=(claude codex qwen opencode llm)
 
-if [ -x "$dir/node_modules/.bin/claude" ] && [ -x "$dir/node_modules/.bin/codex" ]; then
-    echo "$dir/node_modules/.bin"
+installed() {
+    for bin in "${bins[@]}"; do [ -x "$1/bin/$bin" ] || return 1; done
+}
+if installed "$dir"; then
+    echo "$dir/bin"
     exit 0
 fi
-if ! command -v npm >/dev/null; then  # a machine without Node.js: Debian's is enough (the CLIs are native)
+if ! command -v npm >/dev/null; then  # a machine without Node.js: Debian's
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >&2
 fi
 rm -rf "$dir.partial"
-mkdir -p "$dir.partial"
-cp "$root/tests/agents/package.json" "$lock" "$dir.partial/"
-# Claude Code's postinstall copies its native binary (from its platform package) over a placeholder.
-(cd "$dir.partial" && npm ci --no-audit --no-fund --loglevel=error >&2)
-file_ok() { head -c 4 "$1" | grep -q $'\x7fELF' || [ "$(head -c 2 "$1")" = "#!" ]; }
-for bin in claude codex; do
-    file_ok "$dir.partial/node_modules/.bin/$bin" || { echo "setup_agents: $bin did not install" >&2; exit 1; }
+mkdir -p "$dir.partial/bin"
+cp "$pins/package.json" "$pins/package-lock.json" "$dir.partial/"
+# Claude Code's and opencode's postinstalls copy their native binary over a placeholder.
+# npm install, not npm ci: npm 11 leaves other platforms' optional packages out of a lock, which npm ci
+# then calls out of sync. The lock still pins every version and integrity hash installed here.
+(cd "$dir.partial" && npm install --no-audit --no-fund --loglevel=error >&2)
+python3 -m venv "$dir.partial/llm-venv"
+"$dir.partial/llm-venv/bin/pip" install --quiet --disable-pip-version-check -r "$pins/requirements.txt" >&2
+for bin in claude codex qwen opencode; do
+    ln -s "../node_modules/.bin/$bin" "$dir.partial/bin/$bin"
 done
+# Not a link to llm-venv/bin/llm: its shebang names the .partial path this directory is moved from.
+printf '#!/bin/sh\nexec "$(dirname "$0")/../llm-venv/bin/python" -m llm "$@"\n' > "$dir.partial/bin/llm"
+chmod +x "$dir.partial/bin/llm"
 rm -rf "$dir"
 mv "$dir.partial" "$dir"
-echo "$dir/node_modules/.bin"
+installed "$dir" || { echo "setup_agents: a client did not install" >&2; exit 1; }
+# Installs for older pins are ~1 GB each: keep only this one.
+for old in "$(dirname "$dir")"/*; do
+    [ "$old" = "$dir" ] || rm -rf "$old"
+done
+echo "$dir/bin"
