@@ -1,7 +1,7 @@
 """OpenAI ``/v1/responses`` (the Responses API), on the same ChatRunner and parsers.
 
-``request`` converts a request (input items, tools, tool_choice, reasoning, text.format,
-previous_response_id); ``events`` builds the output items and streaming events;
+``request`` converts a request (input items, reasoning, text.format, previous_response_id),
+``tools`` its tools and tool_choice; ``events`` builds the output items and streaming events;
 ``store`` keeps responses for ``previous_response_id`` and ``GET /v1/responses/{id}``.
 """
 
@@ -13,8 +13,9 @@ from typing import AsyncIterator
 
 from ..runner import ChatRunner
 from .events import ResponseBuilder, sse
-from .request import NAMESPACE_SEPARATOR, ResponsesOptions, ToolMap, parse_request
+from .request import ResponsesOptions, parse_request
 from .store import DEFAULT_STORE_BYTES, ResponseStore
+from .tools import NAMESPACE_SEPARATOR, ToolMap
 
 __all__ = ["parse_request", "stream_response", "complete_response", "ResponsesOptions", "ResponseStore", "ToolMap",
            "NAMESPACE_SEPARATOR", "DEFAULT_STORE_BYTES"]

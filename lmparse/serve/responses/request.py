@@ -8,11 +8,7 @@ read from its ``content``, else from an ``encrypted_content`` blob lmparse seale
 from its summary; one it cannot read is left out.  ``previous_response_id`` puts the
 stored conversation first; ``instructions`` are a system turn for this request only.
 
-Tools: ``function`` tools as they are, ``namespace`` tools flattened to ``NS__NAME``,
-``custom`` tools as a function with one string argument ``input``; any other type is a
-hosted tool (``web_search``, ``file_search`` ...) no local model can run: it is not
-offered and is reported in ``ResponsesOptions.ignored_tools``.  ``ToolMap`` turns the
-model's flat names back into what the client declared.
+Tools are mapped by ``tools`` (what the model is offered, and the names back).
 """
 
 from __future__ import annotations
@@ -26,14 +22,14 @@ from ..content import openai_text
 from ..engines.base import GenerationRequest
 from ..errors import RequestError
 from ..signing import Signer
-from ..validate import arguments_json, check_schema, optional_bool, optional_int, parser_request, require
+from ..validate import arguments_json, optional_bool, optional_int, parser_request, require
 from .store import ResponseStore
+from .tools import ToolMap, chat_tool_choice, offered_tools
 
-__all__ = ["ToolMap", "ResponsesOptions", "parse_request", "NAMESPACE_SEPARATOR"]
+__all__ = ["ResponsesOptions", "parse_request"]
 
 logger = logging.getLogger("lmparse.serve")
 
-NAMESPACE_SEPARATOR = "__"
 _ROLES = ("user", "system", "developer", "assistant")
 # Items of tools lmparse never offers (hosted tools, computer use, MCP ...): nothing the
 # model wrote, so a replay of them is left out of the prompt.
@@ -48,34 +44,6 @@ _INCLUDABLE = ("reasoning.encrypted_content", "message.output_text.logprobs", "f
                "computer_call_output.output.image_url", "code_interpreter_call.outputs")
 _EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 _SUMMARIES = ("auto", "concise", "detailed")
-
-
-class ToolMap:
-    """The model's (flat) tool names and what the client called them: kind, name, namespace."""
-
-    __slots__ = ("_client", "_flat")
-
-    def __init__(self) -> None:
-        self._client: dict[str, tuple[str, str, str | None]] = {}
-        self._flat: dict[tuple[str, str | None], str] = {}
-
-    def add(self, kind: str, name: str, namespace: str | None = None) -> str:
-        flat = f"{namespace}{NAMESPACE_SEPARATOR}{name}" if namespace else name
-        self._client[flat] = (kind, name, namespace)
-        self._flat[(name, namespace)] = flat
-        return flat
-
-    def client(self, flat: str) -> tuple[str, str, str | None]:
-        """``(kind, name, namespace)`` for a name the model wrote."""
-        return self._client.get(flat, ("function", flat, None))
-
-    def flat(self, name: str, namespace: str | None = None) -> str:
-        return self._flat.get((name, namespace)) or (f"{namespace}{NAMESPACE_SEPARATOR}{name}" if namespace else name)
-
-    def kind_of(self, name: str) -> str | None:
-        """The kind of a client-side name that ``tool_choice`` may name without a namespace."""
-        flat = self._flat.get((name, None))
-        return self._client[flat][0] if flat is not None else None
 
 
 class ResponsesOptions:
@@ -95,90 +63,6 @@ class ResponsesOptions:
         self.new_messages: list[dict] = []  # this request's input turns, without instructions
         self.echo: dict[str, Any] = {}  # request fields the response object repeats
         self.ignored_tools: list[str] = []
-
-
-# ---- tools --------------------------------------------------------------------------------------
-
-
-def _custom_function(tool: dict, name: str) -> dict:
-    """A custom (free-form) tool offered as a function taking one string, ``input``."""
-    description = tool.get("description") if isinstance(tool.get("description"), str) else ""
-    fmt = tool.get("format")
-    if isinstance(fmt, dict) and fmt.get("type") == "grammar" and isinstance(fmt.get("definition"), str):
-        syntax = fmt.get("syntax") or "lark"
-        description += f"\n\nThe input must follow this {syntax} grammar:\n{fmt['definition']}"
-    return {"name": name, "description": description.strip() or None, "parameters": {
-        "type": "object", "properties": {"input": {"type": "string", "description": "The tool's raw input text."}},
-        "required": ["input"], "additionalProperties": False}}
-
-
-def _function(tool: dict, name: str, path: str) -> dict:
-    schema = tool.get("parameters")
-    if schema is not None:
-        check_schema(schema, f"{path}.parameters")
-    return {"name": name, "description": tool.get("description"), "parameters": schema or {"type": "object"}}
-
-
-def _tools(raw: Any, tool_map: ToolMap, ignored: list[str]) -> list[dict]:
-    if raw is None:
-        return []
-    require(isinstance(raw, list), "tools must be a list", "tools")
-    functions: list[dict] = []
-
-    def add(tool: Any, path: str, namespace: str | None) -> None:
-        require(isinstance(tool, dict), f"{path} must be an object", path)
-        kind = tool.get("type")
-        if kind == "namespace" and namespace is None:
-            ns = tool.get("name")
-            require(isinstance(ns, str) and ns, f"{path}.name must be a non-empty string", f"{path}.name")
-            members = tool.get("tools")
-            require(isinstance(members, list), f"{path}.tools must be a list", f"{path}.tools")
-            for j, member in enumerate(members):
-                add(member, f"{path}.tools[{j}]", ns)
-            return
-        require(kind != "namespace", f"{path}.type: namespaces do not nest", f"{path}.type")
-        if kind not in ("function", "custom"):
-            require(isinstance(kind, str), f"{path}.type must be a string naming a tool type", f"{path}.type")
-            ignored.append(kind)
-            return
-        name = tool.get("name")
-        require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
-        if tool.get("defer_loading") is True:
-            return  # tool search: not in the model's context until it is loaded
-        fn = _custom_function(tool, name) if kind == "custom" else _function(tool, name, path)
-        fn["name"] = tool_map.add(kind, name, namespace)
-        functions.append({"type": "function", "function": fn})
-
-    for i, tool in enumerate(raw):
-        add(tool, f"tools[{i}]", None)
-    return functions
-
-
-def _tool_choice(raw: Any, tool_map: ToolMap, names: list[str]) -> Any:
-    """Responses ``tool_choice`` as the Chat Completions value lmparse.request reads."""
-    if raw is None or raw in ("auto", "none", "required"):
-        if raw == "required":
-            require(bool(names), "tool_choice 'required' needs at least one function or custom tool", "tool_choice")
-        return raw
-    require(isinstance(raw, dict), "tool_choice must be auto, none, required or an object", "tool_choice")
-    kind = raw.get("type")
-    if kind in ("function", "custom"):
-        name = raw.get("name")
-        require(isinstance(name, str) and tool_map.kind_of(name) == kind,
-                f"tool_choice names {kind} tool {name!r}, which is not in tools", "tool_choice.name")
-        return {"type": "function", "function": {"name": tool_map.flat(name)}}
-    if kind == "allowed_tools":
-        listed = raw.get("tools")
-        require(isinstance(listed, list) and listed, "tool_choice.tools must be a non-empty list", "tool_choice.tools")
-        allowed = []
-        for i, tool in enumerate(listed):
-            name = tool.get("name") if isinstance(tool, dict) else None
-            require(isinstance(name, str) and tool_map.kind_of(name) is not None,
-                    f"tool_choice.tools[{i}] must name a function or custom tool in tools", f"tool_choice.tools[{i}]")
-            allowed.append({"type": "function", "function": {"name": tool_map.flat(name)}})
-        return {"type": "allowed_tools", "allowed_tools": {"mode": raw.get("mode", "auto"), "tools": allowed}}
-    require(False, f"tool_choice forces the hosted tool {kind!r}, which a local model cannot run", "tool_choice.type")
-    return None
 
 
 # ---- input items --------------------------------------------------------------------------------
@@ -347,10 +231,10 @@ def parse_request(body: Any, default_model: str, signer: Signer,
             raise RequestError(f"{field}: {what} are not supported by lmparse; send the input itself "
                                "(previous_response_id chains stored responses)", field)
     opts = ResponsesOptions(model, optional_bool(body, "stream"), ToolMap(), signer)
-    functions = _tools(body.get("tools"), opts.tools, opts.ignored_tools)
+    functions = offered_tools(body.get("tools"), opts.tools, opts.ignored_tools)
     names = [f["function"]["name"] for f in functions]
     openai_shape: dict[str, Any] = {"tools": functions,
-                                    "tool_choice": _tool_choice(body.get("tool_choice"), opts.tools, names)}
+                                    "tool_choice": chat_tool_choice(body.get("tool_choice"), opts.tools, names)}
     effort, opts.summary = _reasoning(body.get("reasoning"))
     kwargs = body.get("chat_template_kwargs")
     require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object", "chat_template_kwargs")
