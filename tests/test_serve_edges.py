@@ -214,3 +214,18 @@ def test_client_text_never_reaches_a_header_or_a_log_line_raw(two):
     assert r.status_code == 200
     log = wait_for(two, "claude-\\nFAKE 200")
     assert not any(line.startswith("FAKE") for line in log.splitlines())
+
+
+def test_a_stream_the_client_leaves_is_logged_as_cancelled():
+    live = LiveServer(["--family", "qwen3", "--token-rate", "50", "--log-level", "info"])
+    try:
+        words = " ".join(f"w{i}" for i in range(300))
+        with httpx.stream("POST", live.url + "/v1/chat/completions", timeout=30, json={
+                "model": "qwen3", "stream": True, "messages": [{"role": "user", "content": words}]}) as r:
+            for i, _ in enumerate(r.iter_lines()):
+                if i == 3:
+                    break
+        line = next(ln for ln in wait_for(live, "cancelled=True").splitlines() if "cancelled=True" in ln)
+        assert "POST /v1/chat/completions 200" in line
+    finally:
+        live.stop()

@@ -77,6 +77,8 @@ def _log(scope: dict, record: RequestLog, status: int, seconds: float) -> None:
     if usage is not None:
         fields["prompt_tokens"] = usage.prompt_tokens
         fields["completion_tokens"] = usage.completion_tokens
+        if not record.runner.completed and status < 400:
+            fields["cancelled"] = True  # the client left (or the engine failed) before the end
     elif record.prompt_tokens is not None:
         fields["prompt_tokens"] = record.prompt_tokens
     if record.reason is not None:
