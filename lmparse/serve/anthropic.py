@@ -159,7 +159,7 @@ def _tool_choice(raw: Any, names: list[str]) -> tuple[Any, bool]:
         return None, True
     require(isinstance(raw, dict), "tool_choice must be an object", "tool_choice")
     kind = raw.get("type")
-    parallel = not optional_bool(raw, "disable_parallel_tool_use")
+    parallel = not optional_bool(raw, "disable_parallel_tool_use", path="tool_choice.disable_parallel_tool_use")
     if kind in ("auto", "none"):
         return kind, parallel
     if kind == "any":
@@ -181,7 +181,7 @@ def _thinking(raw: Any) -> bool | None:
     require(isinstance(raw, dict), "thinking must be an object", "thinking")
     kind = raw.get("type")
     if kind == "enabled":
-        optional_int(raw, "budget_tokens")
+        optional_int(raw, "budget_tokens", path="thinking.budget_tokens")
         return True
     if kind == "disabled":
         return False

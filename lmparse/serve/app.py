@@ -46,8 +46,27 @@ __all__ = ["ModelBinding", "create_app", "simulated_binding", "upstream_binding"
 logger = logging.getLogger("lmparse.serve")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+# Real requests nest JSON a few levels (a tool schema ~10); a bound keeps every recursive
+# reader after the body (content blocks, schemas, templates) far from Python's stack limit.
+MAX_NESTING = 100
 _IGNORED_TOOLS_HEADER = "x-lmparse-ignored-tools"
 _TOOL_TYPE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def _nesting(value: Any) -> int:
+    """How deep JSON nests (one pass, no recursion): a bound for every reader after this one."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            break
+        stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
+    return deepest
 
 
 class _Server:
@@ -97,9 +116,12 @@ class _Server:
                 raise RequestError(f"request body exceeds {self.max_body_bytes} bytes", status=413)
             parts.append(part)
         try:
-            return orjson.loads(b"".join(parts))
+            body = orjson.loads(b"".join(parts))
         except orjson.JSONDecodeError as exc:
             raise RequestError(f"the request body is not valid JSON ({exc})") from None
+        if _nesting(body) > MAX_NESTING:
+            raise RequestError(f"the request body nests JSON more than {MAX_NESTING} levels deep")
+        return body
 
     def _binding(self, model: Any) -> ModelBinding:
         binding = self.names.resolve(model)

@@ -39,8 +39,9 @@ def _base64_size(data: str) -> int:
     return max(0, n * 3 // 4 - data.count("=", max(0, n - 2)))
 
 
-def placeholder(kind: str, *details: str | None) -> str:
-    shown = [d for d in details if d]
+def placeholder(kind: str, *details: object) -> str:
+    """``[kind: detail, detail]``; details that are not text (client JSON) are left out."""
+    shown = [d for d in details if isinstance(d, str) and d]
     return f"[{kind}: {', '.join(shown)}]" if shown else f"[{kind}]"
 
 
@@ -110,7 +111,7 @@ def _anthropic_source(block: dict, kind: str, path: str) -> str:
     return ""
 
 
-def _document(block: dict, path: str, out: _Joiner) -> None:
+def _document(block: dict, path: str, out: _Joiner, depth: int) -> None:
     source = block.get("source")
     stype = source.get("type") if isinstance(source, dict) else None
     title = block.get("title") if isinstance(block.get("title"), str) else None
@@ -121,21 +122,26 @@ def _document(block: dict, path: str, out: _Joiner) -> None:
         out.text(data)
     elif stype == "content":
         out.line(placeholder("document", title))
-        out.text(anthropic_text(source.get("content"), f"{path}.source.content"))
+        out.text(anthropic_text(source.get("content"), f"{path}.source.content", depth + 1))
     else:
         out.line(_anthropic_source(block, "document", path))
 
 
-def anthropic_text(content: Any, path: str) -> str:
+_MAX_NESTING = 16  # search results and documents hold blocks; deeper than this is no real request
+
+
+def anthropic_text(content: Any, path: str, depth: int = 0) -> str:
     """A user turn's or a tool result's content as text (a string, or a list of blocks)."""
     if isinstance(content, str):
         return content
     require(isinstance(content, list), f"{path} must be a string or a list of content blocks", path)
-    return anthropic_blocks_text([(f"{path}[{j}]", block) for j, block in enumerate(content)])
+    return anthropic_blocks_text([(f"{path}[{j}]", block) for j, block in enumerate(content)], depth)
 
 
-def anthropic_blocks_text(blocks: list[tuple[str, Any]]) -> str:
+def anthropic_blocks_text(blocks: list[tuple[str, Any]], depth: int = 0) -> str:
     """Blocks given with their own paths (``messages[2].content[3]``) as one text."""
+    require(depth <= _MAX_NESTING, f"{blocks[0][0] if blocks else 'content'} is nested more than {_MAX_NESTING} "
+            "blocks deep", blocks[0][0] if blocks else None)
     out = _Joiner()
     for bpath, block in blocks:
         require(isinstance(block, dict), f"{bpath} must be an object", bpath)
@@ -146,10 +152,10 @@ def anthropic_blocks_text(blocks: list[tuple[str, Any]]) -> str:
         elif kind == "image":
             out.line(_anthropic_source(block, "image", bpath))
         elif kind == "document":
-            _document(block, bpath, out)
+            _document(block, bpath, out, depth)
         elif kind == "search_result":
             out.line(placeholder("search result", block.get("title"), block.get("source")))
-            out.text(anthropic_text(block.get("content", []), f"{bpath}.content"))
+            out.text(anthropic_text(block.get("content", []), f"{bpath}.content", depth + 1))
         elif kind == "tool_reference":  # a tool search result names a tool
             out.line(placeholder("tool", block.get("tool_name") or block.get("name")))
         else:

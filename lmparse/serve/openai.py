@@ -130,7 +130,7 @@ def parse_request(body: Any, default_model: str, reasoning_field: str) -> tuple[
     stream = optional_bool(body, "stream")
     options = body.get("stream_options") or {}
     require(isinstance(options, dict), "stream_options must be an object", "stream_options")
-    include_usage = optional_bool(options, "include_usage")
+    include_usage = optional_bool(options, "include_usage", path="stream_options.include_usage")
     logprobs = optional_bool(body, "logprobs")
     top = optional_int(body, "top_logprobs", minimum=0, maximum=20) or 0
     require(not top or logprobs, "top_logprobs needs logprobs set to true", "top_logprobs")

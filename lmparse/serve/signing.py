@@ -50,9 +50,9 @@ class Signer:
         return _THINKING_PREFIX + self._tag(b"thinking", thinking.encode())
 
     def verify_thinking(self, thinking: str, signature: object) -> bool:
-        if not isinstance(signature, str) or not signature.startswith(_THINKING_PREFIX):
+        if not isinstance(signature, str) or not signature.isascii() or not signature.startswith(_THINKING_PREFIX):
             return False
-        return hmac.compare_digest(signature, self.thinking_signature(thinking))
+        return hmac.compare_digest(signature.encode(), self.thinking_signature(thinking).encode())
 
     # ---- Responses reasoning blobs ----
 
@@ -62,10 +62,10 @@ class Signer:
 
     def open_reasoning(self, blob: object) -> str | None:
         """The reasoning text of a blob lmparse sealed under this key, else None."""
-        if not isinstance(blob, str) or not blob.startswith(_BLOB_PREFIX):
+        if not isinstance(blob, str) or not blob.isascii() or not blob.startswith(_BLOB_PREFIX):
             return None
         payload, _, tag = blob[len(_BLOB_PREFIX):].rpartition(".")
-        if not payload or not hmac.compare_digest(tag, self._tag(b"reasoning", payload.encode())):
+        if not payload or not hmac.compare_digest(tag.encode(), self._tag(b"reasoning", payload.encode()).encode()):
             return None
         try:
             return _unb64(payload).decode()

@@ -65,15 +65,17 @@ class ChatTemplate:
         if reasoning_effort is not None:
             kwargs["reasoning_effort"] = reasoning_effort
         shown = [_template_message(m) for m in messages]
-        error: Exception | None = None
-        for attempt in (shown, _later_system_as_user(shown), _thinking_with_content(_later_system_as_user(shown))):
-            if attempt is not shown and attempt == shown:
-                continue
-            try:
-                return self._render(attempt, tools, kwargs)
-            except Exception as exc:  # the template rejects this shape: try a plainer one
-                error = error or exc
-        raise error
+        try:
+            return self._render(shown, tools, kwargs)
+        except Exception as first:  # the template rejects this shape: try plainer ones
+            plainer = _later_system_as_user(shown)
+            for attempt in (plainer, _thinking_with_content(plainer)):
+                if attempt != shown:
+                    try:
+                        return self._render(attempt, tools, kwargs)
+                    except Exception:
+                        pass
+            raise first
 
     def _render(self, messages: list[dict], tools: list[dict] | None, kwargs: dict[str, Any]) -> str:
         return self._template.render(messages=messages, tools=_template_tools(tools), add_generation_prompt=True,
@@ -98,14 +100,19 @@ def _later_system_as_user(messages: list[dict]) -> list[dict]:
     Code's mid-conversation system turns): those become user turns, joined with the user
     turns next to them (templates like Mistral's insist that user and assistant alternate)."""
     out: list[dict] = []
+    run: list[str] = []  # the texts of the user turns being joined into out[-1]
     for i, m in enumerate(messages):
         if i and m.get("role") == "system":
             m = {**m, "role": "user"}
-        if out and m.get("role") == "user" and out[-1].get("role") == "user" and i > 0 and \
-                isinstance(m.get("content"), str) and isinstance(out[-1].get("content"), str):
-            out[-1] = {**out[-1], "content": out[-1]["content"] + "\n\n" + m["content"]}
+        if run and m.get("role") == "user" and isinstance(m.get("content"), str):
+            run.append(m["content"])
             continue
+        if len(run) > 1:
+            out[-1] = {**out[-1], "content": "\n\n".join(run)}
+        run = [m["content"]] if m.get("role") == "user" and isinstance(m.get("content"), str) else []
         out.append(m)
+    if len(run) > 1:
+        out[-1] = {**out[-1], "content": "\n\n".join(run)}
     return out
 
 

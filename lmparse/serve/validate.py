@@ -31,14 +31,17 @@ def joined_text(content: Any, path: str, noun: str) -> str:
     return "".join(texts)
 
 
-def optional_int(body: dict, field: str, minimum: int = 1, maximum: int | None = None) -> int | None:
+def optional_int(body: dict, field: str, minimum: int = 1, maximum: int | None = None,
+                 path: str | None = None) -> int | None:
+    """``body[field]`` checked; ``path`` names it in errors when ``body`` is a nested object."""
     value = body.get(field)
     if value is None:
         return None
     ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
     ok = ok and (maximum is None or value <= maximum)
     bounds = f">= {minimum}" if maximum is None else f"between {minimum} and {maximum}"
-    require(ok, f"{field} must be an integer {bounds}, got {value!r}", field)
+    path = path or field
+    require(ok, f"{path} must be an integer {bounds}, got {value!r}", path)
     return value
 
 
@@ -52,11 +55,12 @@ def optional_str(body: dict, field: str, choices: tuple[str, ...] | None = None)
     return value
 
 
-def optional_bool(body: dict, field: str, default: bool = False) -> bool:
+def optional_bool(body: dict, field: str, default: bool = False, path: str | None = None) -> bool:
     value = body.get(field, default)
     if value is None:
         return default
-    require(isinstance(value, bool), f"{field} must be a boolean, got {value!r}", field)
+    path = path or field
+    require(isinstance(value, bool), f"{path} must be a boolean, got {value!r}", path)
     return value
 
 

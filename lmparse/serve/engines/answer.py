@@ -88,7 +88,10 @@ def _coerce(raw: str, schema: Any) -> Any:
     return raw
 
 
-def _example(schema: Any, key: str, root: Any = None) -> Any:
+_MAX_DEPTH = 8  # a recursive $ref (a tree node holding nodes) ends in an empty object here
+
+
+def _example(schema: Any, key: str, root: Any = None, depth: int = 0) -> Any:
     schema = _resolve(schema, root)
     if isinstance(schema, dict):
         for field in ("const", "default"):
@@ -106,15 +109,17 @@ def _example(schema: Any, key: str, root: Any = None) -> Any:
     if kind == "array":
         return []
     if kind == "object":
-        return build_arguments(schema, [], root=root)
+        return build_arguments(schema, [], root=root, depth=depth + 1)
     if kind == "null":
         return None
     return _EXAMPLE_STRINGS.get(key, f"example {key}")
 
 
-def build_arguments(schema: Any, pairs: list[tuple[str, str]], root: Any = None) -> dict[str, Any]:
+def build_arguments(schema: Any, pairs: list[tuple[str, str]], root: Any = None, depth: int = 0) -> dict[str, Any]:
     """Arguments for a call: the user's pairs that the schema declares (all of them when it
     has no ``properties`` at all), then an example for each required property still missing."""
+    if depth > _MAX_DEPTH:
+        return {}
     schema = _resolve(schema, root) if isinstance(schema, dict) else {}
     declared = isinstance(schema.get("properties"), dict)
     props = schema["properties"] if declared else {}
@@ -124,7 +129,7 @@ def build_arguments(schema: Any, pairs: list[tuple[str, str]], root: Any = None)
             args[key] = _coerce(raw, _resolve(props.get(key), root))
     for key in schema.get("required") or ():
         if isinstance(key, str) and key not in args:
-            args[key] = _example(props.get(key), key, root)
+            args[key] = _example(props.get(key), key, root, depth)
     return args
 
 

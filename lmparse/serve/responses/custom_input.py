@@ -98,7 +98,13 @@ def _escape(text: str, at: int) -> tuple[str, int]:
 
 def final_input(arguments: str, streamed: CustomInput) -> str:
     """The input once the arguments are complete: their ``input`` string (or their one
-    value), else what was decoded, else the arguments as written."""
+    value), else what was decoded, else the arguments as written.  Always valid text: an
+    escaped lone surrogate becomes U+FFFD, as it did in the deltas."""
+    value = _final_value(arguments, streamed)
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _final_value(arguments: str, streamed: CustomInput) -> str:
     try:
         value = json.loads(arguments) if arguments.strip() else {}
     except ValueError:

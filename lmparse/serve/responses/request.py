@@ -19,7 +19,7 @@ from typing import Any
 
 from ...request import ParserRequest
 from ..content import openai_text
-from ..engines.base import GenerationRequest
+from ..engines.base import GenerationRequest, assistant_message
 from ..errors import RequestError
 from ..signing import Signer
 from ..validate import arguments_json, optional_bool, optional_int, parser_request, require
@@ -69,33 +69,44 @@ class ResponsesOptions:
 
 
 class _Turns:
-    """Chat messages from items; assistant-side items in a row make one assistant turn."""
+    """Chat messages from items; assistant-side items in a row make one assistant turn
+    (its texts and reasoning collected in lists, joined once when the turn ends)."""
 
     def __init__(self) -> None:
-        self.messages: list[dict] = []
-        self._assistant: dict | None = None
+        self._messages: list[dict] = []
+        self._texts: list[str] = []
+        self._reasoning: list[str] = []
+        self._calls: list[dict] | None = None  # not None while an assistant turn is open
+
+    def _end_assistant(self) -> None:
+        if self._calls is not None:
+            self._messages.append(assistant_message(self._texts, self._reasoning, self._calls))
+            self._texts, self._reasoning, self._calls = [], [], None
 
     def add(self, message: dict) -> None:
-        self._assistant = None
-        self.messages.append(message)
-
-    def assistant(self) -> dict:
-        if self._assistant is None:
-            self._assistant = {"role": "assistant", "content": None}
-            self.messages.append(self._assistant)
-        return self._assistant
+        self._end_assistant()
+        self._messages.append(message)
 
     def assistant_text(self, text: str) -> None:
-        turn = self.assistant()
-        turn["content"] = (turn["content"] or "") + text
+        self._open()
+        self._texts.append(text)
 
     def reasoning(self, text: str) -> None:
-        turn = self.assistant()
-        turn["reasoning_content"] = turn.get("reasoning_content", "") + text
+        self._open()
+        self._reasoning.append(text)
 
     def call(self, call_id: str, name: str, arguments: str) -> None:
-        self.assistant().setdefault("tool_calls", []).append(
-            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}})
+        self._open()
+        self._calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}})
+
+    def _open(self) -> None:
+        if self._calls is None:
+            self._calls = []
+
+    @property
+    def messages(self) -> list[dict]:
+        self._end_assistant()
+        return self._messages
 
 
 def _reasoning_text(item: dict, path: str, signer: Signer) -> str | None:
@@ -238,6 +249,10 @@ def parse_request(body: Any, default_model: str, signer: Signer,
     effort, opts.summary = _reasoning(body.get("reasoning"))
     kwargs = body.get("chat_template_kwargs")
     require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object", "chat_template_kwargs")
+    for switch in ("enable_thinking", "thinking"):
+        value = (kwargs or {}).get(switch)
+        require(value is None or isinstance(value, bool), f"chat_template_kwargs.{switch} must be a boolean, got "
+                f"{value!r}", f"chat_template_kwargs.{switch}")
     if kwargs:
         openai_shape["chat_template_kwargs"] = kwargs
     elif effort is not None:  # asking for an effort is asking for reasoning; "none" turns it off

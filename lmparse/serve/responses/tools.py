@@ -40,6 +40,10 @@ class ToolMap:
     def flat(self, name: str, namespace: str | None = None) -> str:
         return self._flat.get((name, namespace)) or (f"{namespace}{NAMESPACE_SEPARATOR}{name}" if namespace else name)
 
+    def kind_of_flat(self, flat: str) -> str | None:
+        entry = self._client.get(flat)
+        return entry[0] if entry is not None else None
+
     def kind_of(self, name: str) -> str | None:
         """The kind of a client-side name that ``tool_choice`` may name without a namespace."""
         flat = self._flat.get((name, None))
@@ -93,6 +97,9 @@ def offered_tools(raw: Any, tool_map: ToolMap, ignored: list[str]) -> list[dict]
         if tool.get("defer_loading") is True:
             return  # tool search: not in the model's context until it is loaded
         fn = _custom_function(tool, name) if kind == "custom" else _function(tool, name, path)
+        flat = f"{namespace}{NAMESPACE_SEPARATOR}{name}" if namespace else name
+        require(tool_map.kind_of_flat(flat) is None, f"{path}.name: the model would see two tools named {flat!r}",
+                f"{path}.name")
         fn["name"] = tool_map.add(kind, name, namespace)
         functions.append({"type": "function", "function": fn})
 
@@ -115,6 +122,9 @@ def chat_tool_choice(raw: Any, tool_map: ToolMap, names: list[str]) -> Any:
                 f"tool_choice names {kind} tool {name!r}, which is not in tools", "tool_choice.name")
         return {"type": "function", "function": {"name": tool_map.flat(name)}}
     if kind == "allowed_tools":
+        mode = raw.get("mode", "auto")
+        require(mode in ("auto", "required"), f"tool_choice.mode must be auto or required, got {mode!r}",
+                "tool_choice.mode")
         listed = raw.get("tools")
         require(isinstance(listed, list) and listed, "tool_choice.tools must be a non-empty list", "tool_choice.tools")
         allowed = []
@@ -123,6 +133,6 @@ def chat_tool_choice(raw: Any, tool_map: ToolMap, names: list[str]) -> Any:
             require(isinstance(name, str) and tool_map.kind_of(name) is not None,
                     f"tool_choice.tools[{i}] must name a function or custom tool in tools", f"tool_choice.tools[{i}]")
             allowed.append({"type": "function", "function": {"name": tool_map.flat(name)}})
-        return {"type": "allowed_tools", "allowed_tools": {"mode": raw.get("mode", "auto"), "tools": allowed}}
+        return {"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": allowed}}
     require(False, f"tool_choice forces the hosted tool {kind!r}, which a local model cannot run", "tool_choice.type")
     return None
