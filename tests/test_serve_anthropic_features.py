@@ -193,3 +193,18 @@ def test_server_tool_blocks_in_a_replayed_turn_are_left_out(client):
             {"type": "text", "text": "Found nothing."}]},
         {"role": "user", "content": "ok, thanks"}])
     assert text_of(reply).startswith('You said: "ok, thanks"')
+
+
+def test_a_call_cut_by_max_tokens_has_the_same_input_streamed_and_not(client):
+    partial = []
+    for limit in range(12, 36):  # cut at every token of the call
+        kw = dict(model="m", max_tokens=limit, tools=[BASH], thinking={"type": "disabled"},
+                  messages=[{"role": "user", "content": 'Use Bash with command=ls timeout=5000'}])
+        whole = client.messages.create(**kw)
+        with client.messages.stream(**kw) as stream:
+            streamed = stream.get_final_message()
+        calls = [(b.name, b.input) for b in whole.content if b.type == "tool_use"]
+        assert calls == [(b.name, b.input) for b in streamed.content if b.type == "tool_use"], limit
+        if whole.stop_reason == "max_tokens" and calls and calls[0][1]:
+            partial.append(calls[0][1])
+    assert {"command": "ls"} in partial  # cut after the first argument: kept in both

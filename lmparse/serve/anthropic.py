@@ -17,6 +17,7 @@ import secrets
 from contextlib import aclosing
 from typing import Any, AsyncIterator
 
+import jiter
 import orjson
 
 from .content import anthropic_blocks_text, anthropic_text
@@ -311,10 +312,7 @@ class _Blocks:
         block = self.content[index]
         joined = "".join(self._parts)
         if kind == "tool_use":
-            try:
-                block["input"] = json.loads(joined) if joined else {}
-            except ValueError:
-                block["input"] = {}
+            block["input"] = _tool_input(joined)
         else:
             block[kind] = joined
         if kind == "thinking":
@@ -323,6 +321,21 @@ class _Blocks:
                            "delta": {"type": "signature_delta", "signature": signature}}))
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
         self._kind, self._parts = None, []
+
+
+def _tool_input(arguments: str) -> dict:
+    """A tool_use block's ``input``: its JSON, or — cut by ``max_tokens`` — what the SDK's own
+    stream accumulator (jiter in partial mode) makes of the prefix, so both agree."""
+    if not arguments:
+        return {}
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        try:
+            value = jiter.from_json(arguments.encode(), partial_mode=True)
+        except ValueError:
+            value = {}
+    return value if isinstance(value, dict) else {}
 
 
 def _stop_reason(runner: ChatRunner) -> tuple[str, str | None]:
