@@ -24,7 +24,8 @@ from .content import anthropic_blocks_text, anthropic_text
 from .engines.base import GenerationRequest, assistant_message
 from .runner import ChatRunner
 from .signing import Signer
-from .validate import arguments_json, joined_text, optional_bool, optional_int, parser_request, require, stop_list
+from .validate import (arguments_json, joined_text, optional_bool, optional_int, optional_str, parser_request,
+                       require, stop_list)
 
 __all__ = ["parse_request", "stream_response", "complete_response", "error_body", "AnthropicOptions"]
 
@@ -199,9 +200,7 @@ def _output_config(raw: Any) -> tuple[str | None, dict | None]:
     if raw is None:
         return None, None
     require(isinstance(raw, dict), "output_config must be an object", "output_config")
-    effort = raw.get("effort")
-    require(effort is None or isinstance(effort, str), f"output_config.effort must be a string such as "
-            f"{', '.join(_EFFORTS)}; got {effort!r}", "output_config.effort")
+    effort = optional_str(raw, "effort", path="output_config.effort", examples=_EFFORTS)
     fmt = raw.get("format")
     response_format = None
     if fmt is not None:

@@ -45,13 +45,17 @@ def optional_int(body: dict, field: str, minimum: int = 1, maximum: int | None =
     return value
 
 
-def optional_str(body: dict, field: str, choices: tuple[str, ...] | None = None) -> str | None:
+def optional_str(body: dict, field: str, choices: tuple[str, ...] | None = None, path: str | None = None,
+                 examples: tuple[str, ...] = ()) -> str | None:
+    """``body[field]``: a string (one of ``choices`` if given; ``examples`` only name some in errors)."""
     value = body.get(field)
     if value is None:
         return None
     ok = isinstance(value, str) and (choices is None or value in choices)
-    expected = f"one of {', '.join(choices)}" if choices else "a string"
-    require(ok, f"{field} must be {expected}, got {value!r}", field)
+    expected = f"one of {', '.join(choices)}" if choices else \
+        f"a string such as {', '.join(examples)}" if examples else "a string"
+    path = path or field
+    require(ok, f"{path} must be {expected}, got {value!r}", path)
     return value
 
 

@@ -22,7 +22,7 @@ from ..content import openai_text
 from ..engines.base import GenerationRequest, assistant_message
 from ..errors import RequestError
 from ..signing import Signer
-from ..validate import arguments_json, optional_bool, optional_int, parser_request, require
+from ..validate import arguments_json, optional_bool, optional_int, optional_str, parser_request, require
 from .store import ResponseStore
 from .tools import ToolMap, chat_tool_choice, offered_tools
 
@@ -211,12 +211,9 @@ def _reasoning(raw: Any) -> tuple[str | None, bool]:
         return None, False
     require(isinstance(raw, dict), "reasoning must be an object", "reasoning")
     # Any string: clients add levels (Codex knows "ultra") before anyone documents them.
-    effort = raw.get("effort")
-    require(effort is None or isinstance(effort, str), f"reasoning.effort must be a string such as "
-            f"{', '.join(_EFFORTS)}; got {effort!r}", "reasoning.effort")
-    summary = raw.get("summary", raw.get("generate_summary"))
-    require(summary is None or isinstance(summary, str), f"reasoning.summary must be a string such as "
-            f"{', '.join(_SUMMARIES)}; got {summary!r}", "reasoning.summary")
+    effort = optional_str(raw, "effort", path="reasoning.effort", examples=_EFFORTS)
+    field = "summary" if "summary" in raw else "generate_summary"
+    summary = optional_str(raw, field, path=f"reasoning.{field}", examples=_SUMMARIES)
     return effort, summary is not None
 
 
