@@ -105,3 +105,15 @@ def test_first_argument_fragment_never_starts_with_whitespace():
                              EngineChunk('   {"a": 1}}</tool_call>', [2], None, "stop")])
     fragments = [tc.function.arguments for d in deltas for tc in d.message.tool_calls or () if tc.function.arguments]
     assert fragments[0].startswith("{") and "".join(fragments).replace(" ", "") == '{"a":1}'
+
+
+def test_held_space_goes_in_front_of_the_text_that_follows_or_is_dropped():
+    from lmparse.serve.runner import HeldSpace
+
+    held = HeldSpace()
+    assert held.hold("\n") and held.hold(" \n") and not held.hold("text")
+    assert held.before("text") == "\n \ntext"
+    assert held.before("more") == "more"  # released once
+    held.hold("\n\n")
+    held.drop()  # another kind of item opened first
+    assert held.before("x") == "x"

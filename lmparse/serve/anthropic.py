@@ -22,7 +22,7 @@ import orjson
 
 from .content import anthropic_blocks_text, anthropic_text
 from .engines.base import GenerationRequest, assistant_message
-from .runner import ChatRunner
+from .runner import ChatRunner, HeldSpace
 from .signing import Signer
 from .validate import (arguments_json, joined_text, optional_bool, optional_int, optional_str, parser_request,
                        require, stop_list)
@@ -258,7 +258,7 @@ class _Blocks:
 
     def __init__(self, signer: Signer) -> None:
         self._signer = signer
-        self._space = ""
+        self._space = HeldSpace()
         self.content: list[dict] = []
         self._kind: str | None = None
         self._parts: list[str] = []  # the open block's text (thinking, text or input JSON)
@@ -283,10 +283,9 @@ class _Blocks:
     def _text(self, kind: str, text: str, events: list) -> None:
         if self._kind != kind:
             if kind == "text":
-                if not text.strip():  # whitespace between blocks opens no text block: held for what follows
-                    self._space += text
+                if self._space.hold(text):  # whitespace alone opens no text block
                     return
-                text, self._space = self._space + text, ""
+                text = self._space.before(text)
             self.close(events)
             self._open({"type": kind, kind: "", "signature": ""} if kind == "thinking" else {"type": kind, kind: ""},
                        events)
@@ -297,7 +296,7 @@ class _Blocks:
 
     def _open(self, block: dict, events: list) -> None:
         if block["type"] != "text":
-            self._space = ""
+            self._space.drop()
         self.content.append(dict(block))
         self._parts = []
         events.append(("content_block_start", {"type": "content_block_start", "index": len(self.content) - 1,

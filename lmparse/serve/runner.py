@@ -21,7 +21,7 @@ from ..response.base import ResponseParser
 from .engines.base import EngineStream
 from .metrics import Metrics
 
-__all__ = ["ChatRunner", "RunnerDelta", "Usage"]
+__all__ = ["ChatRunner", "RunnerDelta", "Usage", "HeldSpace"]
 
 
 class RunnerDelta:
@@ -36,6 +36,35 @@ class RunnerDelta:
 
     def __repr__(self) -> str:
         return f"RunnerDelta({self.message!r}, finish={self.finish_reason!r})"
+
+
+class HeldSpace:
+    """Whitespace that would open a new text item (the ``\n\n`` between ``</think>`` and a
+    tool call), held by the item-based adapters (Responses, Messages): it goes out in front
+    of the text that follows it, or is dropped when another kind of item opens first."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+
+    def hold(self, text: str) -> bool:
+        """Keep ``text`` if it is only whitespace (True); otherwise leave it to the caller."""
+        if text.isspace():
+            self._parts.append(text)
+            return True
+        return False
+
+    def before(self, text: str) -> str:
+        """``text`` with the held whitespace in front of it."""
+        if self._parts:
+            self._parts.append(text)
+            text = "".join(self._parts)
+            self._parts.clear()
+        return text
+
+    def drop(self) -> None:
+        self._parts.clear()
 
 
 class Usage:

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from ..engines.base import assistant_message
-from ..runner import ChatRunner, RunnerDelta
+from ..runner import ChatRunner, HeldSpace, RunnerDelta
 from .custom_input import CustomInput, final_input
 from .request import ResponsesOptions
 
@@ -61,7 +61,7 @@ class ResponseBuilder:
         self.id = _id("resp_")
         self.output: list[dict] = []
         self._open: _Open | None = None
-        self._space = ""  # whitespace held until text follows it in a new message
+        self._space = HeldSpace()
         self._seq = 0
         self._events: list[dict] = []
         self.response: dict[str, Any] = {
@@ -100,7 +100,7 @@ class ResponseBuilder:
         if m.reasoning_content:
             self._reasoning(m.reasoning_content)
         if m.content:
-            self._text(m.content, d.logprobs if self.opts.logprobs and not m.tool_calls else None)
+            self._text(m.content, d.logprobs if self.opts.logprobs else None)
         for call in m.tool_calls or ():
             fn = call.function
             if call.id is not None:
@@ -110,7 +110,7 @@ class ResponseBuilder:
 
     def _open_item(self, kind: str, item: dict, call_index: int = -1) -> _Open:
         self._close("completed")
-        self._space = ""
+        self._space.drop()
         opened = _Open(kind, len(self.output), item, call_index)
         self.output.append(item)
         self._open = opened
@@ -137,10 +137,9 @@ class ResponseBuilder:
     def _text(self, text: str, logprobs: list[dict] | None) -> None:
         opened = self._open
         if opened is None or opened.kind != "message":
-            if not text.strip():  # whitespace between items ("</think>\n\n<tool_call>") opens no message
-                self._space += text
+            if self._space.hold(text):  # whitespace alone opens no message
                 return
-            text, self._space = self._space + text, ""
+            text = self._space.before(text)
             opened = self._open_item("message", {"id": _id("msg_"), "type": "message", "role": "assistant",
                                                  "status": "in_progress", "content": []})
             self._event("response.content_part.added", item_id=opened.item["id"], output_index=opened.index,
@@ -153,16 +152,13 @@ class ResponseBuilder:
 
     def _begin_call(self, call_index: int, call_id: str, flat_name: str) -> None:
         kind, name, namespace = self.opts.tools.client(flat_name)
-        if kind == "custom":
-            item = {"id": _id("ctc_"), "type": "custom_tool_call", "status": "in_progress", "call_id": call_id,
-                    "name": name, "input": ""}
-        else:
-            kind = "function_call"
-            item = {"id": _id("fc_"), "type": "function_call", "status": "in_progress", "call_id": call_id,
-                    "name": name, "arguments": ""}
+        custom = kind == "custom"
+        item_type = "custom_tool_call" if custom else "function_call"
+        item = {"id": _id("ctc_" if custom else "fc_"), "type": item_type, "status": "in_progress",
+                "call_id": call_id, "name": name, "input" if custom else "arguments": ""}
         if namespace is not None:
             item["namespace"] = namespace
-        self._open_item("custom_tool_call" if kind == "custom" else kind, item, call_index)
+        self._open_item(item_type, item, call_index)
 
     def _arguments(self, call_index: int, fragment: str) -> None:
         opened = self._open
