@@ -22,6 +22,7 @@ import orjson
 
 from .content import anthropic_blocks_text, anthropic_text
 from .engines.base import GenerationRequest, assistant_message
+from .errors import anthropic_error_body as error_body
 from .runner import ChatRunner, HeldSpace
 from .signing import Signer
 from .validate import (arguments_json, joined_text, optional_bool, optional_int, optional_str, parser_request,
@@ -40,10 +41,6 @@ class AnthropicOptions:
         self.stream = stream
         self.signer = signer
         self.ignored_tools = ignored_tools or []
-
-
-def error_body(message: str, kind: str = "invalid_request_error") -> dict:
-    return {"type": "error", "error": {"type": kind, "message": message}}
 
 
 # ---- request ------------------------------------------------------------------------------

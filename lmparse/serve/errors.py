@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["RequestError", "field_of"]
+__all__ = ["RequestError", "field_of", "openai_error_body", "anthropic_error_body"]
 
 _FIELD = re.compile(r"^([A-Za-z_][\w.\[\]]*) (?:must|is|names|has|needs)\b")
 
@@ -26,3 +26,12 @@ def field_of(message: str) -> str | None:
     """The field a validation message starts with (lmparse.request's messages do)."""
     m = _FIELD.match(message)
     return m.group(1) if m else None
+
+
+def openai_error_body(message: str, param: str | None = None, kind: str = "invalid_request_error",
+                      code: str | None = None) -> dict:
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+def anthropic_error_body(message: str, kind: str = "invalid_request_error") -> dict:
+    return {"type": "error", "error": {"type": kind, "message": message}}

@@ -19,6 +19,7 @@ import orjson
 from .engines.base import GenerationRequest
 from .runner import ChatRunner
 from .content import openai_text
+from .errors import openai_error_body as error_body
 from .validate import (arguments_json, check_tool_schemas, optional_bool, optional_int, optional_str, parser_request,
                        require, stop_list)
 
@@ -40,11 +41,6 @@ class OpenAIOptions:
         self.include_usage = include_usage
         self.logprobs = logprobs
         self.reasoning_fields = reasoning_fields
-
-
-def error_body(message: str, param: str | None = None, kind: str = "invalid_request_error",
-               code: Any = None) -> dict:
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 # ---- request ------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any, AsyncIterator, Callable, Mapping
 import orjson
 from starlette.responses import Response
 
-from .errors import RequestError
+from .errors import RequestError, anthropic_error_body, openai_error_body
 
 __all__ = ["EventStream", "closing_stream", "json_response", "error_response", "anthropic_path"]
 
@@ -41,9 +41,9 @@ def error_response(exc: RequestError, anthropic: bool, headers: Mapping[str, str
         kind = _ANTHROPIC_STATUS.get(exc.status) or _ANTHROPIC_KINDS.get(exc.kind, "invalid_request_error")
         if exc.status >= 500 and kind == "invalid_request_error":
             kind = "api_error"
-        body = {"type": "error", "error": {"type": kind, "message": exc.message}}
+        body = anthropic_error_body(exc.message, kind)
     else:
-        body = {"error": {"message": exc.message, "type": exc.kind, "param": exc.param, "code": exc.code}}
+        body = openai_error_body(exc.message, exc.param, exc.kind, exc.code)
     return json_response(body, exc.status, headers)
 
 
