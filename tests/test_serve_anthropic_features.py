@@ -17,7 +17,7 @@ pytest.importorskip("uvicorn")
 
 from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
 
-from .support.server import LiveServer  # noqa: E402
+from .support.server import live_server_fixture  # noqa: E402
 
 pytestmark = pytest.mark.skipif(bool(missing_parsers(get_family("qwen3"))), reason="qwen3 parsers not registered")
 
@@ -30,11 +30,7 @@ PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(48 * 1024)).decode()
 REMINDER = "<system-reminder>\nThe tools Bash, Read and Write are available. Use Bash for shell.\n</system-reminder>\n"
 
 
-@pytest.fixture(scope="module")
-def server():
-    live = LiveServer(["--family", "qwen3", "--token-rate", "0"])
-    yield live
-    live.stop()
+server = live_server_fixture("--family", "qwen3", "--token-rate", "0")
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +64,8 @@ def test_the_claude_code_request_shape_is_served(client):
     deferred = {"name": "WebFetch", "description": "Fetch a URL", "defer_loading": True,
                 "input_schema": {"type": "object", "properties": {"url": {"type": "string"}}}}
     with client.beta.messages.stream(
-            model="claude-opus-5-5", max_tokens=128000, betas=["claude-code-20250219", "interleaved-thinking-2025-05-14",
-                                                                "context-management-2025-06-27"],
+            model="claude-opus-5-5", max_tokens=128000,
+            betas=["claude-code-20250219", "interleaved-thinking-2025-05-14", "context-management-2025-06-27"],
             system=[{"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1"},
                     {"type": "text", "text": "You are Claude Code.", "cache_control": {"type": "ephemeral"}}],
             tools=[BASH, READ, deferred], thinking={"type": "adaptive"},

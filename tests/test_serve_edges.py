@@ -19,28 +19,19 @@ from lmparse.serve.app import create_app, simulated_binding  # noqa: E402
 from lmparse.serve.engines.base import Engine  # noqa: E402
 from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
 
-from .support.server import LiveServer  # noqa: E402
+from .support.server import LiveServer, live_server_fixture  # noqa: E402
 
 pytestmark = pytest.mark.skipif(bool(missing_parsers(get_family("qwen3")) or missing_parsers(get_family("glm47"))),
                                 reason="qwen3 or glm47 parsers not registered")
 USER = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture(scope="module")
-def two():
-    """Two families: qwen3 answers to claude-* and its own name, glm47 to glm-4.7 only."""
-    live = LiveServer(["--family", "qwen3", "--family", "glm47", "--token-rate", "0", "--log-level", "info",
+# Two families: qwen3 answers to its name and claude-*, glm47 to glm-4.7 only.
+two = live_server_fixture("--family", "qwen3", "--family", "glm47", "--token-rate", "0", "--log-level", "info",
                        "--served-model-name", "qwen3=qwen3,claude-*", "--served-model-name", "glm47=glm-4.7",
-                       "--max-body-bytes", "50000"])
-    yield live
-    live.stop()
+                       "--max-body-bytes", "50000")
 
-
-@pytest.fixture(scope="module")
-def one():
-    live = LiveServer(["--family", "qwen3", "--token-rate", "0", "--log-level", "info", "--log-format", "json"])
-    yield live
-    live.stop()
+one = live_server_fixture("--family", "qwen3", "--token-rate", "0", "--log-level", "info", "--log-format", "json")
 
 
 def family_of(server, model: str) -> str | None:

@@ -17,17 +17,13 @@ from lmparse.serve.responses.custom_input import CustomInput, final_input  # noq
 from lmparse.serve.responses.request import _Turns  # noqa: E402
 from lmparse.serve.templates import _later_system_as_user  # noqa: E402
 
-from .support.server import LiveServer  # noqa: E402
+from .support.server import live_server_fixture  # noqa: E402
 
 pytestmark = pytest.mark.skipif(bool(missing_parsers(get_family("qwen3"))), reason="qwen3 parsers not registered")
 USER = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture(scope="module")
-def server():
-    live = LiveServer(["--family", "qwen3", "--token-rate", "0"])
-    yield live
-    live.stop()
+server = live_server_fixture("--family", "qwen3", "--token-rate", "0")
 
 
 def post(server, path: str, body: dict):
@@ -36,7 +32,8 @@ def post(server, path: str, body: dict):
 
 def test_non_ascii_blobs_and_signatures_are_foreign_not_a_crash(server):
     r = post(server, "/v1/responses", {"input": [
-        {"type": "reasoning", "summary": [], "encrypted_content": "lmparse.r1.abc.é"}, {"role": "user", "content": "hi"}]})
+        {"type": "reasoning", "summary": [], "encrypted_content": "lmparse.r1.abc.é"},
+        {"role": "user", "content": "hi"}]})
     assert r.status_code == 200, r.text
     r = post(server, "/v1/messages", {"max_tokens": 100, "messages": USER + [
         {"role": "assistant", "content": [{"type": "thinking", "thinking": "x", "signature": "lmparse1.é"}]},

@@ -13,7 +13,7 @@ openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 pytest.importorskip("uvicorn")
 
-from .support.server import LiveServer  # noqa: E402
+from .support.server import LiveServer, live_server_fixture  # noqa: E402
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
@@ -21,18 +21,10 @@ USER = [{"role": "user", "content": "hi"}]
 KEY = "s3cret-key"
 
 
-@pytest.fixture(scope="module")
-def server():
-    live = LiveServer(["--family", "qwen3", "--token-rate", "0"])
-    yield live
-    live.stop()
+server = live_server_fixture("--family", "qwen3", "--token-rate", "0")
 
 
-@pytest.fixture(scope="module")
-def guarded():
-    live = LiveServer(["--family", "qwen3", "--token-rate", "0", "--api-key", KEY, "--max-body-bytes", "20000"])
-    yield live
-    live.stop()
+guarded = live_server_fixture("--family", "qwen3", "--token-rate", "0", "--api-key", KEY, "--max-body-bytes", "20000")
 
 
 # ---- OpenAI 400s: one per malformed kind, the field named in `param` ---------------------------

@@ -11,6 +11,8 @@ import time
 import urllib.request
 from typing import Sequence
 
+import pytest
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -68,3 +70,15 @@ class LiveServer:
                 self.proc.kill()
                 self.proc.wait()
         self._log.close()
+
+
+def live_server_fixture(*args: str, scope: str = "module"):
+    """A pytest fixture serving ``lmparse serve ARGS`` for a module (stopped after it)."""
+
+    @pytest.fixture(scope=scope)
+    def fixture():
+        live = LiveServer(list(args))
+        yield live
+        live.stop()
+
+    return fixture
