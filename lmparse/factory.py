@@ -11,10 +11,6 @@ from .response.base import BaseResponseParser, ResponseParser
 
 __all__ = ["create_parser"]
 
-# Without a request there is nothing to filter by: every name is accepted.
-_NO_REQUEST = ParserRequest(tools={}, tool_choice="auto", forced_name=None, allowed_names=None, thinking=None)
-
-
 def create_parser(
     tool_parser: str | None = None,
     reasoning_parser: str | None = None,
@@ -28,7 +24,7 @@ def create_parser(
     tools, or with ``tool_choice="none"``, turns tool parsing off (markup stays
     content); ``request=None`` parses tool calls of any name.
     """
-    req = _NO_REQUEST if request is None else normalize_request(request)
+    req = ParserRequest.accept_all() if request is None else normalize_request(request)
     cls = ResponseParserManager.get(response_parser or "default")
     if cls is not BaseResponseParser and not issubclass(cls, BaseResponseParser):
         return cls(request=req, tokenizer=tokenizer, tool_parser=tool_parser, reasoning_parser=reasoning_parser)

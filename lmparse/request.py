@@ -40,6 +40,11 @@ class ParserRequest:
         self.allowed_names = allowed_names  # names a parser may emit; None: any name
         self.thinking = thinking  # None when the request does not say
 
+    @classmethod
+    def accept_all(cls) -> "ParserRequest":
+        """No request: nothing to filter by, every tool name is accepted."""
+        return cls(tools={}, tool_choice="auto", forced_name=None, allowed_names=None, thinking=None)
+
     @property
     def tools_enabled(self) -> bool:
         """False when tool markup must stay content verbatim (no tools, or tool_choice none)."""

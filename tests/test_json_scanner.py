@@ -95,7 +95,7 @@ def test_one_mebibyte_string_argument_streams_with_bounded_pending():
     chunks_with_args = 0
     for i in range(0, len(text), 1024):
         deltas = parser.stream_chunk(text[i : i + 1024], final=i + 1024 >= len(text))
-        assert len(parser._pending) <= 64, "the router must not buffer argument text"
+        assert parser.held_chars <= 64, "the router must not buffer argument text"
         for d, _ in deltas:
             for tc in d.tool_calls or ():
                 if tc.function.arguments:

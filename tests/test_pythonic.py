@@ -184,7 +184,7 @@ def test_long_string_argument_keeps_the_router_buffer_small():
     for i in range(0, len(text), step):
         out = parser.stream_chunk(text[i : i + step], final=i + step >= len(text))
         deltas.extend(out)
-        max_pending = max(max_pending, len(parser._pending))
+        max_pending = max(max_pending, parser.held_chars)
         if first_at is None and out:
             first_at = i + step
     check_invariants(deltas)

@@ -56,6 +56,11 @@ class ResponseParser:
     def dropped(self) -> list:
         return []
 
+    @property
+    def held_chars(self) -> int:
+        """Characters received but not yet emitted or consumed (a possible partial marker)."""
+        return 0
+
 
 @ResponseParserManager.register_module("default")
 class BaseResponseParser(ResponseParser):
@@ -127,6 +132,10 @@ class BaseResponseParser(ResponseParser):
     @property
     def reasoning_tokens(self) -> int | None:
         return self._reasoning_token_count if self._saw_tokens else None
+
+    @property
+    def held_chars(self) -> int:
+        return len(self._pending)
 
     @property
     def dropped(self) -> list:

@@ -572,10 +572,6 @@ class _TokenFramer:
 
 # ---- the response parser ---------------------------------------------------------------------
 
-# Without a request every tool name is accepted (as create_parser does).
-_ACCEPT_ALL = ParserRequest(tools={}, tool_choice="auto", forced_name=None, allowed_names=None, thinking=None)
-
-
 @ResponseParserManager.register_module("gpt-oss")
 class HarmonyResponseParser(ResponseParser):
     """gpt-oss replies: token ids through openai-harmony, or the text's literal markers.
@@ -594,7 +590,7 @@ class HarmonyResponseParser(ResponseParser):
         reasoning_parser: str | None = None,
     ) -> None:
         _harmony()  # fail at configuration time, not mid-stream
-        self.request = request if request is not None else _ACCEPT_ALL
+        self.request = request if request is not None else ParserRequest.accept_all()
         self._router = _Router(self.request)
         # A HarmonyEncoding passed as the tokenizer is used as is; anything else is ignored.
         self._encoding = tokenizer if hasattr(tokenizer, "stop_tokens_for_assistant_actions") else None

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..markers import WHITESPACE, MarkerSet
 from .base import Deltas, ToolParser
+from ..schema import schema_type
 from .json_scanner import JsonValueScanner
 
 __all__ = ["XmlToolParser", "MALFORMED", "schema_type", "convert_value", "argument_items"]
@@ -30,22 +31,6 @@ _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 # How a value is carried into the arguments object.
 _STREAM, _BUFFER, _JSON = range(3)
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
-
-
-def schema_type(schema: Any) -> str | None:
-    """The JSON type a property schema declares; unions take the first non-null type."""
-    if not isinstance(schema, dict):
-        return None
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), None)
-    if kind is None:
-        for key in ("anyOf", "oneOf"):
-            for option in schema.get(key) or ():
-                kind = schema_type(option)
-                if kind is not None and kind != "null":
-                    return kind
-    return kind if isinstance(kind, str) else None
 
 
 def convert_value(raw: str, kind: str | None) -> str:

@@ -130,7 +130,7 @@ def stream_in_steps(parser, text: str, value_start: int, probe: str, step: int =
     for at in range(0, len(text), step):
         out = parser.stream_chunk(text[at : at + step], final=at + step >= len(text))
         deltas.extend(out)
-        max_pending = max(max_pending, len(parser._pending))
+        max_pending = max(max_pending, parser.held_chars)
         if first is None and any(
             probe in (tc.function.arguments or "") for d, _ in out for tc in d.tool_calls or () if tc.function
         ):

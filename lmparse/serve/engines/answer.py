@@ -28,7 +28,7 @@ import json
 import re
 from typing import Any
 
-from ...tools.xml import schema_type
+from ...schema import schema_type
 from .base import GenerationRequest
 
 __all__ = ["Reply", "decide", "build_arguments", "user_pairs", "user_words"]
