@@ -15,7 +15,7 @@ from ..messages import DeltaMessage, ParsedMessage
 from ..reasoning import ReasoningParser
 from ..registry import ResponseParserManager
 from ..request import ParserRequest
-from ..tools.base import Deltas, ToolParser, build_tool_calls
+from ..tools.base import OPEN, REJECTED, Deltas, ToolParser, build_tool_calls
 
 __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
 
@@ -117,13 +117,6 @@ class BaseResponseParser(ResponseParser):
         if token_ids:
             self._note_tokens(len(text), token_ids)
         pending = self._pending
-        if self._mode == _TOOL and text and not pending and not final:
-            fast = self.tool_parser.fast_feed
-            if fast is not None and fast(text, deltas):
-                self._base += len(text)  # argument text, emitted as it stands
-                if self._saw_tokens:
-                    self._count_reasoning_tokens(final)
-                return deltas
         self._run(pending + text if pending else text, deltas, final)
         if self._saw_tokens:
             self._count_reasoning_tokens(final)
@@ -151,8 +144,8 @@ class BaseResponseParser(ResponseParser):
             if mode == _TOOL:
                 tool = self.tool_parser
                 rest = buf[pos:] if pos else buf
-                consumed = tool.feed_tool_block(rest, deltas, final)
-                if tool.rejected:
+                consumed, status, committed = tool.feed_tool_block(rest, deltas, final)
+                if status == REJECTED:
                     # Never became a call: the opening text goes out as text, and what
                     # followed it is routed again (it may hold a real block).
                     opening = self._block_raw[0]
@@ -167,12 +160,12 @@ class BaseResponseParser(ResponseParser):
                     pos, n = 0, len(buf)
                     continue
                 if consumed:
-                    if not tool.committed:
+                    if not committed:
                         self._block_raw.append(rest[:consumed])
                     elif self._block_raw:
                         self._block_raw = []
                     pos += consumed
-                if not tool.block_closed:
+                if status == OPEN:
                     break
                 self._block_raw = []
                 self._mode = self._suspended

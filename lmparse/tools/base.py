@@ -1,54 +1,49 @@
-"""ToolParser: one outer tool block at a time, call identity, name filtering.
+"""ToolParser: one outer tool block at a time, and what crosses to the response parser.
 
-The response parser hands a tool parser the text after an outer open tag; the
-tool parser returns how much of it is consumed (``feed_tool_block``).  A dialect
-implements only ``_consume_stream_payload`` for its inner grammar and reports its
-end with ``_payload_closed``; the outer close tag and the call bookkeeping live here.
+The response parser hands a tool parser the text after an outer open tag;
+``feed_tool_block`` consumes a prefix of it and says, in one ``BlockStep`` value, how
+much it consumed, whether the block is still open, closed, or rejected (it never held a
+call: its text goes back to the reply), and whether anything of it is committed (reached
+a client or ``dropped``).  A dialect implements only ``_consume_stream_payload`` for its
+inner grammar and reports its end with ``_payload_closed``; the outer close tag lives
+here, and every call goes through one ``CallEmitter`` (``lmparse.tools.calls``): identity
+first, name filtering with dense indices, held pre-name arguments, drop records.
 
-Every call goes through ``_begin_call`` once and every client-visible fragment
-through ``_emit_delta``: the first delta of an accepted call carries id, type and
-name; arguments seen before the name are held and released right after it; calls
-to names the request does not expose are dropped (and recorded in ``dropped``)
-without taking an index, so accepted calls keep dense indices from 0.
+While a dialect knows that a whole chunk without syntax characters can only be argument
+text of the current call, it sets ``_run_open``; the next ``feed_tool_block`` then first
+offers the chunk to the dialect's ``_feed_run``, which emits it in one step or declines.
 """
 
 from __future__ import annotations
 
 import logging
-import secrets
-from typing import Callable
+from typing import Callable, Literal, NamedTuple
 
-from ..messages import DeltaFunctionCall, DeltaMessage, DeltaToolCall, FunctionCall, ToolCall
 from ..markers import WHITESPACE
+from ..messages import FunctionCall, ToolCall
 from ..request import ParserRequest
+from .calls import ACCEPTED, NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_id
 
-__all__ = ["ToolParser", "DroppedCall", "Deltas", "build_tool_calls", "new_call_id"]
+__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "DroppedCall", "Deltas", "build_tool_calls",
+           "new_call_id"]
 
 logger = logging.getLogger("lmparse")
 
-Deltas = list[tuple[DeltaMessage, bool]]
-
-# Per-call states.
-_NO_CALL, _UNNAMED, _ACCEPTED, _DROPPED = range(4)
+# A block's status after a step.
+BlockStatus = Literal["open", "closed", "rejected"]
+OPEN: BlockStatus = "open"
+CLOSED: BlockStatus = "closed"
+REJECTED: BlockStatus = "rejected"
 # How many characters of stray text a block may hold before its close tag.
 _STRAY_LIMIT = 32
 
 
-def new_call_id() -> str:
-    return "call_" + secrets.token_hex(12)
+class BlockStep(NamedTuple):
+    """What one ``feed_tool_block`` call did."""
 
-
-class DroppedCall:
-    """A call the model wrote that no client saw, and why."""
-
-    __slots__ = ("name", "reason")
-
-    def __init__(self, name: str | None, reason: str) -> None:
-        self.name = name
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        return f"DroppedCall(name={self.name!r}, reason={self.reason!r})"
+    consumed: int  # characters of the text it was given
+    status: BlockStatus
+    committed: bool  # something of this block reached the client or ``dropped``
 
 
 class ToolParser:
@@ -71,76 +66,85 @@ class ToolParser:
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self.request = request
-        self._allowed = request.allowed_names
-        self._id_factory = id_factory
-        self.dropped: list[DroppedCall] = []
+        self._calls = CallEmitter(request.allowed_names, id_factory)
         self.stray_chars = 0  # characters dropped between a payload's end and its close tag
-        self.calls_emitted = 0
-        self._call_state = _NO_CALL
         self.start_block("")
+
+    @property
+    def dropped(self) -> list[DroppedCall]:
+        return self._calls.dropped
+
+    @property
+    def calls_emitted(self) -> int:
+        return self._calls.calls_emitted
 
     # ---- block lifecycle (driven by the response parser) -------------------------
 
     def start_block(self, open_tag: str) -> None:
         """Reset the per-block state; ``open_tag`` is ``""`` for a bare start."""
-        self.block_closed = False
-        self.rejected = False
-        self.committed = False  # something of this block reached the client or ``dropped``
+        self._closed = False
+        self._rejected = False
+        self._committed = False  # something of this block reached the client or ``dropped``
         self._payload_closed = False
         self._bare = open_tag == ""
-        # Set by a dialect while a whole chunk without syntax characters can only be
-        # argument text of the current call: ``fast_feed(text, deltas) -> bool``
-        # emits it in one step, or returns False to take the normal path.
-        self.fast_feed: Callable[[str, Deltas], bool] | None = None
-        self._merge_delta: DeltaMessage | None = None  # this chunk's delta of the current call
-        self._merge_parts: list[str] = []
+        self._run_open = False  # the next chunk may be offered whole to ``_feed_run``
         self._reset_payload()
 
-    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> int:
-        """Consume a prefix of ``text`` (which starts inside the block); return its length."""
+    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
+        """Consume a prefix of ``text`` (which starts inside the block)."""
+        if self._run_open and text and not final and self._feed_run(text, deltas):
+            return BlockStep(len(text), OPEN, True)  # argument text, emitted as it stands
         try:
-            pos = 0
-            if not self._payload_closed:
-                pos = self._consume_stream_payload(text, deltas, final=final)
-                if self.rejected:
-                    return pos
-                if not self._payload_closed:
-                    if not final:
-                        return pos
-                    self._finish_payload(deltas)
-                    self._payload_closed = True
-                    if self.rejected:
-                        return pos
-            if final and not self.committed:
-                self.rejected = True  # never became a call: the text goes back as it was
-                return pos
-            pos = self._consume_close(text, pos, final)
-            if self.block_closed and not self.committed:
-                self.block_closed, self.rejected = False, True  # markup that held no call
-            return pos
+            pos = self._step(text, deltas, final)
         finally:
-            if self._merge_parts:
-                self._flush_merge()
+            self._calls.flush()
+        status = REJECTED if self._rejected else CLOSED if self._closed else OPEN
+        # The fast lane stays open only while everything given was consumed.
+        self._run_open = self._run_open and status == OPEN and pos == len(text)
+        return BlockStep(pos, status, self._committed)
+
+    def _step(self, text: str, deltas: Deltas, final: bool) -> int:
+        pos = 0
+        if not self._payload_closed:
+            self._run_open = False
+            pos = self._consume_stream_payload(text, deltas, final=final)
+            if self._rejected:
+                return pos
+            if not self._payload_closed:
+                if not final:
+                    return pos
+                self._run_open = False
+                self._finish_payload(deltas)
+                self._payload_closed = True
+                if self._rejected:
+                    return pos
+        if final and not self._committed:
+            self._rejected = True  # never became a call: the text goes back as it was
+            return pos
+        pos = self._consume_close(text, pos, final)
+        if self._closed and not self._committed:
+            self._closed, self._rejected = False, True  # markup that held no call
+        return pos
 
     def _consume_close(self, text: str, pos: int, final: bool) -> int:
         close = self.tool_close_tag
         if close is None:
-            self.block_closed = True
+            self._closed = True
             return pos
         start = pos
         n = len(text)
         while pos < n and text[pos] in WHITESPACE:
             pos += 1
         if text.startswith(close, pos):
-            self.block_closed = True
+            self._closed = True
             return pos + len(close)
         if n - pos < len(close) and close.startswith(text[pos:]):
             if not final:
                 return start  # whitespace and maybe a partial close tag: wait
-            self.block_closed = True
+            self._closed = True
             return n  # at the end of input, whitespace and a cut-off close tag are the block's own
         if self._bare:
-            self.block_closed = True  # no open tag, so no close tag is owed
+            self._closed = True  # no open tag, so no close tag is owed
             return start
         # A few stray characters before the close tag (a model's extra "}", say) are dropped
         # with the block; anything longer means the block ended without its tag, and the
@@ -150,11 +154,11 @@ class ToolParser:
         if found != -1:
             self.stray_chars += found - pos
             logger.info("dropped %r between a tool call and %s", text[pos:found], close)
-            self.block_closed = True
+            self._closed = True
             return found + len(close)
         if not final and n < window:
             return start
-        self.block_closed = True
+        self._closed = True
         return start
 
     # ---- dialect hooks ------------------------------------------------------------
@@ -165,12 +169,17 @@ class ToolParser:
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         raise NotImplementedError
 
+    def _feed_run(self, text: str, deltas: Deltas) -> bool:
+        """While ``_run_open``: emit a whole chunk that can only be argument text, or
+        return False to take the normal path."""
+        return False
+
     def _finish_payload(self, deltas: Deltas) -> None:
         """Input ended inside the payload: close what was emitted, invent nothing.
 
         A call whose name never arrived is not a call: unless the block already
         committed, the whole block goes back to the text it came from."""
-        if self._call_state == _UNNAMED:
+        if self._calls.state == UNNAMED:
             self._reject(deltas)
         else:
             self._end_call(deltas)
@@ -178,99 +187,49 @@ class ToolParser:
     def _reject(self, deltas: Deltas | None) -> None:
         """The block is not valid tool syntax: before anything was committed the response
         parser turns it back into text; afterwards the payload simply ends here."""
-        if self.committed:
+        if self._committed:
             self._end_call(deltas)
             self._payload_closed = True
         else:
-            self._call_state = _NO_CALL
-            self.rejected = True
+            self._calls.abandon()
+            self._rejected = True
 
-    # ---- call identity and emission --------------------------------------------
+    # ---- calls (through the shared emitter) ----------------------------------------
 
     def _begin_call(self) -> None:
-        self._call_state = _UNNAMED
-        self._held: list[str] = []
-        self._call_index = -1
-        self._args_sent = False
+        self._calls.begin()
 
-    def _emit_delta(
-        self,
-        deltas: Deltas | None,
-        name: str | None = None,
-        arguments: str | None = None,
-        call_id: str | None = None,
-    ) -> None:
-        if name is None:  # an argument fragment: the hot path
-            if not arguments:
-                return
-            state = self._call_state
-            if state == _ACCEPTED:
-                self._args_sent = True
-                if deltas and deltas[-1][0] is self._merge_delta:
-                    self._merge_parts.append(arguments)  # same call, same chunk: one delta
-                    return
-                if self._merge_parts:
-                    self._flush_merge()
-                self._merge_delta = delta = DeltaMessage(
-                    None, None, [DeltaToolCall(self._call_index, None, None, DeltaFunctionCall(None, arguments))]
-                )
-                deltas.append((delta, True))
-            elif state == _UNNAMED:
-                self._held.append(arguments)
-            return
-        if self._call_state != _UNNAMED:
-            return  # the first name wins
-        self.committed = True
-        if self._allowed is not None and name not in self._allowed:
-            self._drop(name, "not among the request's tools")
-            return
-        self._call_state = _ACCEPTED
-        self._call_index = index = self.calls_emitted
-        self.calls_emitted += 1
-        held = "".join(self._held) if self._held else None
-        self._held = []
-        self._args_sent = held is not None
-        if self._merge_parts:
-            self._flush_merge()
-        self._merge_delta = delta = DeltaMessage(
-            None, None, [DeltaToolCall(index, call_id or self._id_factory(), "function", DeltaFunctionCall(name, held))]
-        )
-        deltas.append((delta, True))
+    def _emit_name(self, deltas: Deltas, name: str, call_id: str | None = None) -> None:
+        """The current call's name (the first one counts): its first delta, or a drop."""
+        if self._calls.state == UNNAMED:
+            self._committed = True
+            self._calls.name(deltas, name, call_id)
 
-    def _emit_arguments_run(self, deltas: Deltas, arguments: str) -> None:
-        """``_emit_delta`` for a fast feed: a fresh chunk's only fragment of the current call."""
-        if self._call_state == _ACCEPTED:
-            deltas.append(
-                (DeltaMessage(None, None, [DeltaToolCall(self._call_index, None, None, DeltaFunctionCall(None, arguments))]), True)
-            )
-
-    def _flush_merge(self) -> None:
-        fn = self._merge_delta.tool_calls[0].function
-        fn.arguments = (fn.arguments or "") + "".join(self._merge_parts)
-        self._merge_parts = []
+    def _emit_arguments(self, deltas: Deltas, text: str) -> None:
+        """Argument text of the current call (held until the name, if that is still to come)."""
+        self._calls.arguments(deltas, text)
 
     def _drop(self, name: str | None, reason: str) -> None:
-        self.committed = True
-        self._call_state = _DROPPED
-        self._held = []
-        self.dropped.append(DroppedCall(name, reason))
-        logger.info("tool call dropped: name=%r reason=%s", name, reason)
+        self._committed = True
+        self._calls.drop(name, reason)
 
     def _end_call(self, deltas: Deltas | None) -> None:
-        state = self._call_state
-        if state == _ACCEPTED and not self._args_sent and deltas is not None:
-            self._emit_delta(deltas, arguments="{}")
-        elif state == _UNNAMED:
-            self._drop(None, "no function name")
-        self._call_state = _NO_CALL
+        calls = self._calls
+        if calls.state == UNNAMED:
+            self._committed = True  # recorded as a call with no name
+        calls.end(deltas)
 
     @property
     def in_call(self) -> bool:
-        return self._call_state != _NO_CALL
+        return self._calls.state != NO_CALL
 
     @property
     def call_named(self) -> bool:
-        return self._call_state in (_ACCEPTED, _DROPPED)
+        return self._calls.named
+
+    @property
+    def call_accepted(self) -> bool:
+        return self._calls.state == ACCEPTED
 
     # ---- rendering (the inverse of parsing) ---------------------------------------
 

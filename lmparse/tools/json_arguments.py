@@ -4,7 +4,8 @@ Shared by every dialect whose arguments are JSON (envelopes, section/call format
 Mistral).  An object or array is forwarded verbatim as the scanner passes it; a value
 written as a string or a scalar is held to its end and then normalized (a JSON-encoded
 object is unwrapped, ``null`` becomes ``{}``).  While the scan is inside a string of
-the forwarded value, the owning parser gets a fast lane for chunks with no quote.
+the forwarded value, ``in_run`` is true and ``feed_run`` takes a chunk with no quote in
+one step (the owning parser's fast lane).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..markers import WHITESPACE
 from .json_scanner import JsonValueScanner
 
 if TYPE_CHECKING:
-    from .base import Deltas, ToolParser
+    from .calls import CallEmitter, Deltas
 
 __all__ = ["JsonArguments", "normalize_scalar_arguments"]
 
@@ -41,13 +42,12 @@ def normalize_scalar_arguments(raw: str) -> str:
 
 
 class JsonArguments:
-    __slots__ = ("_parser", "scanner", "_held", "_feeder")
+    __slots__ = ("_calls", "scanner", "_held")
 
-    def __init__(self, parser: ToolParser) -> None:
-        self._parser = parser
+    def __init__(self, calls: CallEmitter) -> None:
+        self._calls = calls
         self.scanner = JsonValueScanner()
         self._held: list[str] = []  # a string or scalar value, until it is complete
-        self._feeder = self._feed_string_run  # bound once, not per chunk
 
     def reset(self) -> None:
         self.scanner.reset()
@@ -64,22 +64,26 @@ class JsonArguments:
         end = scanner.scan(text, pos, final)
         if end > pos:
             if scanner.container:
-                self._parser._emit_delta(deltas, None, text[pos:end] if pos or end < n else text)
+                self._calls.arguments(deltas, text[pos:end] if pos or end < n else text)
             else:
                 self._held.append(text[pos:end])
             pos = end
-        if not scanner.done and scanner.in_string and scanner.container and self._parser.call_named:
-            self._parser.fast_feed = self._feeder
         return pos
+
+    @property
+    def in_run(self) -> bool:
+        """Inside a string of a forwarded value of a named call: ``feed_run`` may take the next chunk."""
+        scanner = self.scanner
+        return not scanner.done and scanner.in_string and scanner.container and self._calls.named
 
     def flush(self, deltas: Deltas, complete: bool = True) -> None:
         """Emit a held string or scalar value: normalized if it is complete, else as written."""
         if self._held:
             raw = "".join(self._held)
             self._held = []
-            self._parser._emit_delta(deltas, arguments=normalize_scalar_arguments(raw) if complete else raw)
+            self._calls.arguments(deltas, normalize_scalar_arguments(raw) if complete else raw)
 
-    def _feed_string_run(self, text: str, deltas: Deltas) -> bool:
+    def feed_run(self, text: str, deltas: Deltas) -> bool:
         """Inside a string of the forwarded value, a chunk with no quote stays inside it: it
         is argument text as it stands (backslashes only move the escape state)."""
         if '"' in text:
@@ -87,5 +91,5 @@ class JsonArguments:
         scanner = self.scanner
         if scanner.escape_pending or "\\" in text:
             scanner.scan(text, 0)
-        self._parser._emit_arguments_run(deltas, text)
+        self._calls.arguments_run(deltas, text)
         return True

@@ -40,7 +40,7 @@ class JsonToolParser(ToolParser):
     def _reset_payload(self) -> None:
         self._phase = _START
         self._scanner = JsonValueScanner()
-        self._arguments = JsonArguments(self)
+        self._arguments = JsonArguments(self._calls)
         self._parts: list[str] = []
         self._key = ""
         self._role = _SKIP
@@ -50,7 +50,6 @@ class JsonToolParser(ToolParser):
         self._args_seen = False
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
-        self.fast_feed = None
         pos = 0
         n = len(text)
         scanner = self._scanner
@@ -60,6 +59,7 @@ class JsonToolParser(ToolParser):
                 arguments = self._arguments
                 pos = arguments.consume(text, pos, deltas, final)
                 if not arguments.scanner.done:
+                    self._run_open = arguments.in_run
                     return pos
                 if arguments.scanner.broken:
                     self._reject(deltas)
@@ -88,7 +88,7 @@ class JsonToolParser(ToolParser):
                 if not scanner.done:
                     return pos
                 key = self._decode_parts()
-                if not isinstance(key, str) or (self._bare and not self.committed and key not in self.envelope_keys):
+                if not isinstance(key, str) or (self._bare and not self._committed and key not in self.envelope_keys):
                     self._reject(deltas)
                     return pos
                 self._key = key
@@ -162,8 +162,11 @@ class JsonToolParser(ToolParser):
                 else:
                     self._reject(deltas)
                     return pos
-            if self._payload_closed or self.rejected:
+            if self._payload_closed or self._rejected:
                 return pos
+
+    def _feed_run(self, text: str, deltas: Deltas) -> bool:
+        return self._arguments.feed_run(text, deltas)
 
     def _decode_parts(self):
         raw = "".join(self._parts)
@@ -176,12 +179,12 @@ class JsonToolParser(ToolParser):
     def _finish_name(self, deltas: Deltas) -> None:
         name = self._decode_parts()
         if isinstance(name, str) and name:
-            self._emit_delta(deltas, name=name)
+            self._emit_name(deltas, name)
         else:
             self._drop(None, "function name is not a non-empty string")
 
     def _end_envelope(self, deltas: Deltas) -> None:
-        if self._bare and not self.call_named and not self.committed:
+        if self._bare and not self.call_named and not self._committed:
             self._reject(deltas)  # a bare JSON object with no name is content, not a call
             return
         self._end_call(deltas)

@@ -53,13 +53,12 @@ class SectionToolParser(ToolParser):
 
     def _reset_payload(self) -> None:
         self._phase = _BETWEEN
-        self._arguments = JsonArguments(self)
+        self._arguments = JsonArguments(self._calls)
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
-        self.fast_feed = None
         pos = 0
         n = len(text)
-        while not (self._payload_closed or self.rejected):
+        while not (self._payload_closed or self._rejected):
             phase = self._phase
             if phase == _ARGS:
                 pos = self._consume_arguments(text, pos, deltas, final)
@@ -90,6 +89,9 @@ class SectionToolParser(ToolParser):
                     return start
         return pos
 
+    def _feed_run(self, text: str, deltas: Deltas) -> bool:
+        return self._arguments.feed_run(text, deltas)
+
     def _consume_header(self, text: str, pos: int, deltas: Deltas) -> int | None:
         end = text.find(self.header_end, pos)
         region = text[pos : held_prefix_start(text, self.header_end, pos)] if end == -1 else text[pos:end]
@@ -105,7 +107,7 @@ class SectionToolParser(ToolParser):
                 call_id = None  # a repeated id would merge two calls downstream
             elif call_id is not None:
                 self._ids_used.add(call_id)
-            self._emit_delta(deltas, name=name, call_id=call_id)
+            self._emit_name(deltas, name, call_id)
         self._phase = _ARGS
         self._arguments.reset()
         self._prefix_open = bool(self.args_prefix)  # the optional fence may still come, once
@@ -126,6 +128,8 @@ class SectionToolParser(ToolParser):
         if arguments.scanner.done:
             arguments.flush(deltas)
             self._phase = _TAIL  # also when the value broke off: the tail decides what follows
+        else:
+            self._run_open = arguments.in_run
         return pos
 
     def _consume_tail(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
@@ -145,7 +149,7 @@ class SectionToolParser(ToolParser):
                 stop = found.start() if found else markers.held_start(text, pos)
                 while text[stop - 1] in WHITESPACE:
                     stop -= 1
-                self._emit_delta(deltas, arguments=text[start:stop])  # not syntax: kept as written
+                self._emit_arguments(deltas, text[start:stop])  # not syntax: kept as written
                 pos = stop
                 continue
             if marker == self.args_suffix:

@@ -3,9 +3,11 @@ end at a closing tag (Qwen3-Coder, GLM-4.5/4.7, MiniMax-M2, Seed-OSS, DSML).
 
 The driver alone owns the parse state (``function -> arg_start -> arg_name ->
 arg_value -> arg_start ... -> done``).  A dialect implements three pure hooks that
-recognize its syntax at a position and return ``(new_pos, ...)``, ``None`` (the
-suffix is incomplete: wait for more text) or ``MALFORMED``; it never touches the
-state.  The driver consumes values and writes the JSON arguments object as it goes:
+recognize its syntax at a position and return a step (``FunctionStep``,
+``ArgStartStep``, ``ArgNameStep``), ``None`` (the suffix is incomplete: wait for more
+text) or ``MALFORMED`` (not this syntax); it never touches the state.  ``MALFORMED`` is
+falsy like ``None``, so ``if not found: return found`` passes either verdict on, and the
+small readers in ``dialects/_syntax.py`` answer the same way.  The driver consumes values and writes the JSON arguments object as it goes:
 unquoted strings stream as soon as their type is known, while quoted values and
 schema-typed non-strings wait for their closing tag and are converted then.
 """
@@ -13,19 +15,43 @@ schema-typed non-strings wait for their closing tag and are converted then.
 from __future__ import annotations
 
 import ast
+import enum
 import json
 import re
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, Literal, TypeVar, Union
 
 from ..markers import WHITESPACE, MarkerSet
 from .base import Deltas, ToolParser
 from ..schema import schema_type
 from .json_scanner import JsonValueScanner
 
-__all__ = ["XmlToolParser", "MALFORMED", "schema_type", "convert_value", "argument_items"]
+__all__ = ["XmlToolParser", "MALFORMED", "Malformed", "Found", "FunctionStep", "ArgStartStep", "ArgNameStep",
+           "schema_type", "convert_value", "argument_items"]
 
-MALFORMED = "malformed"  # a hook's verdict: this is not the dialect's syntax
+
+class Verdict(enum.Enum):
+    """What a hook or reader says when it has no step to give."""
+
+    MALFORMED = "malformed"  # this is not the dialect's syntax
+
+    def __bool__(self) -> Literal[False]:
+        return False
+
+    def __repr__(self) -> str:
+        return "MALFORMED"
+
+
+MALFORMED = Verdict.MALFORMED
+Malformed = Literal[Verdict.MALFORMED]
+_T = TypeVar("_T")
+# A hook's or reader's answer: what it read, None (wait for more text) or MALFORMED.
+Found = Union[_T, None, Malformed]
+# ``(position after the name, name, what follows)``; no name: the payload ends at the position.
+FunctionStep = tuple[int, Union[str, None], Literal["arg_start", "done"]]
+ArgStartStep = tuple[int, Literal["arg_name", "done"]]
+# ``(position of the value, key)``, optionally with the value type the syntax declares.
+ArgNameStep = Union[tuple[int, str], tuple[int, str, Union[Literal["string", "json"], None]]]
 
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 # How a value is carried into the arguments object.
@@ -105,17 +131,16 @@ class XmlToolParser(ToolParser):
 
     # ---- the three dialect hooks ------------------------------------------------------
 
-    def _consume_function(self, payload: str, pos: int, final: bool):
-        """-> (pos, name, "arg_start" | "done"), (pos, None, "done") when no function
-        follows (the payload ends at pos), None, or MALFORMED."""
+    def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
+        """A function opens (its name, then arguments or its end), or no function follows."""
         raise NotImplementedError
 
-    def _consume_arg_start(self, payload: str, pos: int):
-        """-> (pos, "arg_name" | "done"), None, or MALFORMED."""
+    def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
+        """A parameter opens, or the function ends."""
         raise NotImplementedError
 
-    def _consume_arg_name(self, payload: str, pos: int):
-        """-> (pos_of_value, name) or (pos_of_value, name, "string" | "json"), None, or MALFORMED."""
+    def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
+        """A parameter's key: the value starts at the position returned."""
         raise NotImplementedError
 
     # ---- the driver ---------------------------------------------------------------------
@@ -123,7 +148,6 @@ class XmlToolParser(ToolParser):
     def _reset_payload(self) -> None:
         self._phase = _FUNCTION
         self._deferred_name: str | None = None
-        self._stream_feeder = self._feed_value_run
         self._properties: dict = {}
         self._args_open = False
         self._value_mode = _STREAM
@@ -133,7 +157,6 @@ class XmlToolParser(ToolParser):
         self._value_scanner: JsonValueScanner | None = None
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
-        self.fast_feed = None
         pos = 0
         while True:
             phase = self._phase
@@ -141,7 +164,7 @@ class XmlToolParser(ToolParser):
                 pos = self._consume_value(text, pos, deltas, final)
                 if self._phase == _ARG_VALUE:
                     if self._value_mode == _STREAM and not self._value_fresh:
-                        self.fast_feed = self._stream_feeder
+                        self._run_open = True
                     return pos
                 continue
             if phase == _FUNCTION:
@@ -152,7 +175,7 @@ class XmlToolParser(ToolParser):
                 found = self._consume_arg_name(text, pos)
             if found is None:
                 # At the end of input, a committed block's cut-off markup is its own syntax.
-                return len(text) if final and self.committed else pos
+                return len(text) if final and self._committed else pos
             if found is MALFORMED:
                 self._reject(deltas)
                 return pos
@@ -166,7 +189,7 @@ class XmlToolParser(ToolParser):
                 if self._bare and after != "done":
                     self._deferred_name = name  # a block with no open tag proves itself first
                 else:
-                    self._emit_delta(deltas, name=name)
+                    self._emit_name(deltas, name)
                 schema = self.request.schema_for(name) if self.request.tools else None
                 props = schema.get("properties") if isinstance(schema, dict) else None
                 self._properties = props if isinstance(props, dict) else {}
@@ -177,7 +200,7 @@ class XmlToolParser(ToolParser):
                     self._phase = _ARG_START
             elif phase == _ARG_START:
                 if self._deferred_name is not None:
-                    self._emit_delta(deltas, name=self._deferred_name)
+                    self._emit_name(deltas, self._deferred_name)
                     self._deferred_name = None
                 if found[1] == "done":
                     self._close_arguments(deltas)
@@ -185,17 +208,17 @@ class XmlToolParser(ToolParser):
                     self._phase = _ARG_NAME
             else:
                 self._open_value(deltas, found[1], found[2] if len(found) > 2 else None)
-            if self._payload_closed or self.rejected:
+            if self._payload_closed or self._rejected:
                 return pos
 
     def _close_arguments(self, deltas: Deltas) -> None:
-        self._emit_delta(deltas, arguments="}" if self._args_open else "{}")
+        self._emit_arguments(deltas, "}" if self._args_open else "{}")
         self._end_call(deltas)
         self._phase = _FUNCTION
 
     def _open_value(self, deltas: Deltas, key: str, declared: str | None) -> None:
         header = encode_basestring(key) + ": "
-        self._emit_delta(deltas, arguments=(", " if self._args_open else "{") + header)
+        self._emit_arguments(deltas, (", " if self._args_open else "{") + header)
         self._args_open = True
         if declared == "json":
             # A bare scalar is converted at the closing tag: by the schema, else as JSON.
@@ -208,7 +231,7 @@ class XmlToolParser(ToolParser):
         self._value_parts = []
         self._value_fresh = declared != "string"  # declared raw text: a leading quote is data
         if not self._value_fresh:
-            self._emit_delta(deltas, arguments='"')
+            self._emit_arguments(deltas, '"')
         self._phase = _ARG_VALUE
 
     def _consume_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
@@ -226,7 +249,7 @@ class XmlToolParser(ToolParser):
                 if pos < n and text[pos] == '"':
                     self._value_mode = _BUFFER
                 else:
-                    self._emit_delta(deltas, arguments='"')
+                    self._emit_arguments(deltas, '"')
         if self._value_mode == _JSON:
             pos = self._scan_json_value(text, pos, deltas, final)
         close = self.arg_value_close
@@ -260,7 +283,7 @@ class XmlToolParser(ToolParser):
             self._value_mode, self._value_scanner = _BUFFER, None
             return pos
         if end > pos:
-            self._emit_delta(deltas, arguments=text[pos:end])
+            self._emit_arguments(deltas, text[pos:end])
         if scanner.broken:
             self._value_scanner = None  # not JSON: the rest goes as written
         return end
@@ -270,41 +293,41 @@ class XmlToolParser(ToolParser):
             return
         mode = self._value_mode
         if mode == _STREAM:
-            self._emit_delta(deltas, arguments=encode_basestring(piece)[1:-1])
+            self._emit_arguments(deltas, encode_basestring(piece)[1:-1])
         elif mode == _BUFFER:
             self._value_parts.append(piece)
         elif self._value_scanner is None or not self._value_scanner.done:
-            self._emit_delta(deltas, arguments=piece)
+            self._emit_arguments(deltas, piece)
         else:
             # Text after a complete JSON value is kept as written, except whitespace that
             # only precedes the closing tag (held until something else follows it).
             text = "".join(self._value_parts) + piece if self._value_parts else piece
             body = text.rstrip(WHITESPACE)
             if body:
-                self._emit_delta(deltas, arguments=body)
+                self._emit_arguments(deltas, body)
             self._value_parts = [text[len(body):]] if len(body) < len(text) else []
 
     def _finish_value(self, deltas: Deltas) -> None:
         mode = self._value_mode
         if mode == _STREAM:
             if self._value_fresh:
-                self._emit_delta(deltas, arguments='""')
+                self._emit_arguments(deltas, '""')
             else:
-                self._emit_delta(deltas, arguments='"')
+                self._emit_arguments(deltas, '"')
         elif mode == _BUFFER:
-            self._emit_delta(deltas, arguments=convert_value("".join(self._value_parts), self._value_kind))
+            self._emit_arguments(deltas, convert_value("".join(self._value_parts), self._value_kind))
             self._value_parts = []
         elif self._value_scanner is not None and not self._value_scanner.started:
-            self._emit_delta(deltas, arguments='""')  # an empty JSON value
+            self._emit_arguments(deltas, '""')  # an empty JSON value
         self._value_parts = []  # (for JSON: whitespace before the closing tag)
         self._value_fresh = False
 
-    def _feed_value_run(self, text: str, deltas: Deltas) -> bool:
+    def _feed_run(self, text: str, deltas: Deltas) -> bool:
         """Inside a streamed string value, a chunk with no '<' (every closing tag starts
         with one) and no trailing newline is value text as it stands."""
         if "<" in text or (self.value_newlines and text[-1] == "\n"):
             return False
-        self._emit_arguments_run(deltas, encode_basestring(text)[1:-1])
+        self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
         return True
 
     def _finish_payload(self, deltas: Deltas) -> None:
@@ -317,6 +340,6 @@ class XmlToolParser(ToolParser):
             super()._finish_payload(deltas)
 
     def _reject(self, deltas: Deltas | None) -> None:
-        if self.committed and self.call_named and deltas is not None:
+        if self._committed and self.call_named and deltas is not None:
             self._close_arguments(deltas)  # malformed after a named call: its object is still closed
         super()._reject(deltas)

@@ -1,8 +1,8 @@
 """Small recognizers shared by the dialects' hooks (pure functions of text and position).
 
-Readers return ``(value, index after it)``, None when the text has not all arrived,
-or False when it is not the expected syntax; the two hook shapes at the bottom turn
-that into the driver's ``None`` / ``MALFORMED`` contract.
+Readers return ``(value, index after it)``, None when the text has not all arrived, or
+MALFORMED when it is not the expected syntax: the driver's own verdicts, so a hook
+passes a reader's ``not found`` on as it is.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ...markers import WHITESPACE, held_prefix_start
-from ..xml import MALFORMED
+from ..xml import MALFORMED, ArgStartStep, Found, FunctionStep
 
 
 def skip_ws(text: str, pos: int) -> int:
@@ -26,27 +26,27 @@ def at_partial(text: str, pos: int, *markers: str) -> bool:
     return any(rest < len(m) and m.startswith(text[pos:]) for m in markers)
 
 
-def read_until(text: str, pos: int, stop: str, forbidden: str = "<\n"):
+def read_until(text: str, pos: int, stop: str, forbidden: str = "<\n") -> Found[tuple[str, int]]:
     """The text between ``pos`` and ``stop``: ``(value, index after stop)``, None if ``stop``
-    has not arrived yet, or False if a forbidden character comes first."""
+    has not arrived yet, or MALFORMED if a forbidden character comes first."""
     end = text.find(stop, pos)
     region = text[pos : held_prefix_start(text, stop, pos)] if end == -1 else text[pos:end]
     if any(c in region for c in forbidden):
-        return False
+        return MALFORMED
     if end == -1:
         return None
     return region, end + len(stop)
 
 
-def read_attribute(text: str, pos: int, stop: str = ">"):
+def read_attribute(text: str, pos: int, stop: str = ">") -> Found[tuple[str, int]]:
     """An attribute value written ``"V"``, ``'V'`` or bare, then ``stop``: ``(V, index
-    after stop)``, None if it has not all arrived, or False if it is not one."""
+    after stop)``, None if it has not all arrived, or MALFORMED if it is not one."""
     if pos >= len(text):
         return None
     quote = text[pos]
     if quote not in "\"'":
         found = read_until(text, pos, stop)
-        return found and (found[0].strip(), found[1])
+        return (found[0].strip(), found[1]) if found else found
     found = read_until(text, pos + 1, quote)
     if not found:
         return found
@@ -54,17 +54,19 @@ def read_attribute(text: str, pos: int, stop: str = ">"):
     pos = skip_ws(text, pos)
     if pos == len(text):
         return None
-    return (value, pos + len(stop)) if text.startswith(stop, pos) else False
+    return (value, pos + len(stop)) if text.startswith(stop, pos) else MALFORMED
 
 
-def function_hook(payload: str, pos: int, opener: str, read_name: Callable[[str, int], object]):
+def function_hook(
+    payload: str, pos: int, opener: str, read_name: Callable[[str, int], Found[tuple[str, int]]]
+) -> Found[FunctionStep]:
     """The usual ``_consume_function``: ``opener``, then a name read by ``read_name`` at the
     position after it; anything else (the block's close tag, text) ends the payload."""
     start, pos = pos, skip_ws(payload, pos)
     if payload.startswith(opener, pos):
         found = read_name(payload, pos + len(opener))
         if not found:
-            return None if found is None else MALFORMED
+            return found
         name, pos = found
         name = name.strip()
         return (pos, name, "arg_start") if name else MALFORMED
@@ -73,7 +75,9 @@ def function_hook(payload: str, pos: int, opener: str, read_name: Callable[[str,
     return start, None, "done"  # the whitespace is the block's close tag's business
 
 
-def arg_start_hook(payload: str, pos: int, parameter: str, end_function: str, block_close: str):
+def arg_start_hook(
+    payload: str, pos: int, parameter: str, end_function: str, block_close: str
+) -> Found[ArgStartStep]:
     """The usual ``_consume_arg_start``: a parameter opens, the function closes, or the
     block's close tag ends a function whose own close tag never came (left unconsumed)."""
     pos = skip_ws(payload, pos)

@@ -27,7 +27,7 @@ import json
 import re
 
 from ...registry import ToolParserManager
-from ..xml import MALFORMED, XmlToolParser
+from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
 
 DSML = "｜DSML｜"
@@ -39,21 +39,21 @@ _ATTRIBUTE = re.compile(r'([A-Za-z_]+)\s*=\s*"([^"]*)"')
 _DECLARED = {"true": "string", "false": "json"}
 
 
-def _attributes(payload: str, pos: int):
-    """`` a="x" ...>`` after a tag name: ``(attributes, index after '>')``, None or False."""
+def _attributes(payload: str, pos: int) -> Found[tuple[dict[str, str], int]]:
+    """`` a="x" ...>`` after a tag name: ``(attributes, index after '>')``, None or MALFORMED."""
     found = read_until(payload, pos, ">", "<\n")
     if not found:
         return found
     text, end = found
     attributes = dict(_ATTRIBUTE.findall(text))
     if not attributes.get("name", "").strip() or (text[:1] and not text[:1].isspace()):
-        return False  # no name, or another tag that merely starts like this one
+        return MALFORMED  # no name, or another tag that merely starts like this one
     return attributes, end
 
 
-def _read_name(payload: str, pos: int):
+def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:
     found = _attributes(payload, pos)
-    return found and (found[0]["name"], found[1])
+    return (found[0]["name"], found[1]) if found else found
 
 
 @ToolParserManager.register_module("deepseek-v32")
@@ -66,16 +66,16 @@ class DeepSeekV32ToolParser(XmlToolParser):
     # What the template writes inside an invoke without parameters.
     empty_invoke = ""
 
-    def _consume_function(self, payload, pos, final):
+    def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, INVOKE, _read_name)
 
-    def _consume_arg_start(self, payload, pos):
+    def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
         return arg_start_hook(payload, pos, PARAMETER, END_INVOKE, self.tool_close_tag)
 
-    def _consume_arg_name(self, payload, pos):
+    def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
         found = _attributes(payload, pos + len(PARAMETER))
         if not found:
-            return None if found is None else MALFORMED
+            return found
         attributes, end = found
         return end, attributes["name"].strip(), _DECLARED.get(attributes.get("string", "").strip().lower())
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ...registry import ToolParserManager
-from ..xml import MALFORMED, XmlToolParser, argument_items
+from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import at_partial, read_until, skip_ws
 
 ARG_KEY = "<arg_key>"
@@ -34,7 +34,7 @@ class Glm47ToolParser(XmlToolParser):
     # Newlines in the 4.5/4.6 layout, inline in 4.7.
     render_newlines = False
 
-    def _consume_function(self, payload, pos, final):
+    def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         pos = skip_ws(payload, pos)
         stop = _NAME_END.search(payload, pos)
         end = len(payload) if stop is None else stop.start()
@@ -55,7 +55,7 @@ class Glm47ToolParser(XmlToolParser):
             return (end, name, "arg_start") if final else None
         return None if at_partial(payload, after, ARG_KEY, self.tool_close_tag) else MALFORMED
 
-    def _consume_arg_start(self, payload, pos):
+    def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
         pos = skip_ws(payload, pos)
         if payload.startswith(ARG_KEY, pos):
             return pos, "arg_name"
@@ -65,10 +65,10 @@ class Glm47ToolParser(XmlToolParser):
             return None
         return MALFORMED
 
-    def _consume_arg_name(self, payload, pos):
+    def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
         found = read_until(payload, pos + len(ARG_KEY), END_ARG_KEY, forbidden="<")
         if not found:
-            return found if found is None else MALFORMED
+            return found
         key, pos = found
         pos = skip_ws(payload, pos)
         if payload.startswith(ARG_VALUE, pos):

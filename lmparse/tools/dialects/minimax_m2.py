@@ -16,7 +16,7 @@ is ``</``, ``invoke``, ``>``, where ``</`` may absorb the character before it.
 from __future__ import annotations
 
 from ...registry import ToolParserManager
-from ..xml import MALFORMED, XmlToolParser, argument_items
+from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import arg_start_hook, function_hook, read_attribute
 
 OPEN = "<minimax:tool_call>"
@@ -35,16 +35,16 @@ class MiniMaxM2ToolParser(XmlToolParser):
     arg_value_close = END_PARAMETER
     arg_value_close_prefixes = ("</parameter", "</")
 
-    def _consume_function(self, payload, pos, final):
+    def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, INVOKE, read_attribute)
 
-    def _consume_arg_start(self, payload, pos):
+    def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
         return arg_start_hook(payload, pos, PARAMETER, END_INVOKE, CLOSE)
 
-    def _consume_arg_name(self, payload, pos):
+    def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
         found = read_attribute(payload, pos + len(PARAMETER))
         if not found:
-            return None if found is None else MALFORMED
+            return found
         return found[1], found[0].strip()
 
     @classmethod

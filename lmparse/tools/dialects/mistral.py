@@ -61,9 +61,8 @@ class MistralToolParser(JsonToolParser):
             self._form = _ARRAY if text[first] in "[{" else _NAMED
         if self._form == _ARRAY:
             return super()._consume_stream_payload(text, deltas, final=final)
-        self.fast_feed = None
         pos = 0 if self._stage == _VALUE else self._consume_head(text, deltas, final)
-        if self._stage != _VALUE or self.rejected:
+        if self._stage != _VALUE or self._rejected:
             return pos
         return self._consume_arguments(text, pos, deltas, final)
 
@@ -90,7 +89,7 @@ class MistralToolParser(JsonToolParser):
                 name, call_id = (self._name, word) if self._stage == _ID else (word, None)
                 self._stage = _VALUE
                 self._begin_call()
-                self._emit_delta(deltas, name=name, call_id=call_id)
+                self._emit_name(deltas, name, call_id)
                 self._arguments.reset()
                 return pos + len(ARGS)
             value = skip_ws(text, pos)
@@ -99,7 +98,7 @@ class MistralToolParser(JsonToolParser):
                 # the control token ``[ARGS]`` (``[TOOL_CALLS]`` kept).
                 self._stage = _VALUE
                 self._begin_call()
-                self._emit_delta(deltas, name=word)
+                self._emit_name(deltas, word)
                 self._arguments.reset()
                 return value
             if not final and (value == n or at_partial(text, pos, ARGS, CALL_ID)):
@@ -111,6 +110,7 @@ class MistralToolParser(JsonToolParser):
         arguments = self._arguments
         pos = arguments.consume(text, pos, deltas, final)
         if not arguments.scanner.done:
+            self._run_open = arguments.in_run
             return pos
         if arguments.scanner.broken:  # ``[ARGS]`` not followed by JSON: the call has no arguments
             self._reject(deltas)

@@ -61,7 +61,7 @@ class PythonicToolParser(ToolParser):
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         pos, n = 0, len(text)
-        while not (self._payload_closed or self.rejected):
+        while not (self._payload_closed or self._rejected):
             phase = self._phase
             if phase == _CALL:
                 end, closed = self._scanner.scan(text, pos, final)
@@ -111,12 +111,12 @@ class PythonicToolParser(ToolParser):
             self._record_drop(name, why)
         self._deferred = []
         self._begin_call()
-        self._emit_delta(deltas, name=self._name)
-        self._emit_delta(deltas, arguments=arguments)
+        self._emit_name(deltas, self._name)
+        self._emit_arguments(deltas, arguments)
         self._end_call(deltas)
 
     def _invalid(self, name: str, reason: str) -> None:
-        if self.committed:
+        if self._committed:
             self._record_drop(name, reason)
         else:
             self._deferred.append((name, reason))

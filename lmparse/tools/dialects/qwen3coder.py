@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from ...registry import ToolParserManager
-from ..xml import MALFORMED, XmlToolParser
+from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
 
 FUNCTION = "<function="
@@ -33,16 +33,16 @@ class Qwen3CoderToolParser(XmlToolParser):
     # them; such a block counts once its first parameter (or its end) confirms it.
     payload_open_tags = (FUNCTION,)
 
-    def _consume_function(self, payload, pos, final):
+    def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, FUNCTION, _read_name)
 
-    def _consume_arg_start(self, payload, pos):
+    def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
         return arg_start_hook(payload, pos, PARAMETER, END_FUNCTION, self.tool_close_tag)
 
-    def _consume_arg_name(self, payload, pos):
+    def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
         found = _read_name(payload, pos + len(PARAMETER))
         if not found:
-            return None if found is None else MALFORMED
+            return found
         return found[1], found[0].strip()
 
     @staticmethod
@@ -63,5 +63,5 @@ class Qwen3CoderToolParser(XmlToolParser):
         return "\n".join(blocks)
 
 
-def _read_name(payload: str, pos: int):
+def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:
     return read_until(payload, pos, ">")
