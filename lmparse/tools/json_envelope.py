@@ -52,118 +52,139 @@ class JsonToolParser(ToolParser):
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         pos = 0
         n = len(text)
-        scanner = self._scanner
         while True:
             phase = self._phase
             if phase == _ARGUMENTS:  # the hot path: inside the arguments value
-                arguments = self._arguments
-                pos = arguments.consume(text, pos, deltas, final)
-                if not arguments.scanner.done:
-                    self._run_open = arguments.in_run
+                pos, more = self._in_arguments(text, pos, deltas, final)
+            elif phase == _VALUE:
+                pos, more = self._in_value(text, pos, deltas, final)
+            elif phase == _KEY:
+                pos, more = self._in_key(text, pos, deltas, final)
+            else:  # a punctuation phase: the next character after whitespace decides
+                pos = _skip_ws(text, pos, n)
+                if pos >= n:
                     return pos
-                if arguments.scanner.broken:
-                    self._reject(deltas)
-                    return pos
-                arguments.flush(deltas)
-                self._phase = _AFTER_VALUE
-                continue
-            if phase == _VALUE:  # a name, or a field we only pass over
-                end = scanner.scan(text, pos, final)
-                if self._role == _NAME:
-                    self._parts.append(text[pos:end])
-                pos = end
-                if not scanner.done:
-                    return pos
-                if scanner.broken:
-                    self._reject(deltas)
-                    return pos
-                if self._role == _NAME:
-                    self._finish_name(deltas)
-                self._phase = _AFTER_VALUE
-                continue
-            if phase == _KEY:  # inside a key string: whitespace is part of it
-                end = scanner.scan(text, pos, final)
-                self._parts.append(text[pos:end])
-                pos = end
-                if not scanner.done:
-                    return pos
-                key = self._decode_parts()
-                if not isinstance(key, str) or (self._bare and not self._committed and key not in self.envelope_keys):
-                    self._reject(deltas)
-                    return pos
-                self._key = key
-                self._phase = _COLON
-                continue
-            pos = _skip_ws(text, pos, n)
-            if pos >= n:
+                pos, more = _PUNCTUATION[phase](self, text[pos], pos, deltas)
+            if not more or self._payload_closed or self._rejected:
                 return pos
-            c = text[pos]
-            if phase == _START:
-                if c == "{":
-                    self._begin_call()
-                    self._name_seen = self._args_seen = False
-                    self._phase = _KEY_OR_END
-                    pos += 1
-                elif c == "[" and not self._in_array and self._envelopes == 0:
-                    self._in_array = True
-                    pos += 1
-                elif self._in_array and c == "]":
-                    self._payload_closed = True
-                    return pos + 1
-                elif self._envelopes and (c == "," or c == self.call_separator):
-                    pos += 1
-                elif self._envelopes:
-                    self._payload_closed = True  # whatever follows is not ours
-                    return pos
-                else:
-                    self._reject(deltas)
-                    return pos
-            elif phase == _KEY_OR_END:
-                if c == '"':
-                    scanner.reset()
-                    self._parts = []
-                    self._phase = _KEY
-                elif c == "}":
-                    self._end_envelope(deltas)
-                    pos += 1
-                elif c == ",":
-                    pos += 1
-                else:
-                    self._reject(deltas)
-                    return pos
-            elif phase == _COLON:
-                if c != ":":
-                    self._reject(deltas)
-                    return pos
-                self._phase = _VALUE_START
-                pos += 1
-            elif phase == _VALUE_START:
-                key = self._key
-                if key == self.argument_field and not self._args_seen:
-                    self._args_seen = True
-                    self._arguments.reset()
-                    self._phase = _ARGUMENTS
-                    continue
-                if key == "name" and not self._name_seen:
-                    self._name_seen = True
-                    self._role = _NAME
-                else:
-                    self._role = _SKIP
-                scanner.reset()
-                self._parts = []
-                self._phase = _VALUE
-            else:  # _AFTER_VALUE
-                if c == ",":
-                    self._phase = _KEY_OR_END
-                    pos += 1
-                elif c == "}":
-                    self._end_envelope(deltas)
-                    pos += 1
-                else:
-                    self._reject(deltas)
-                    return pos
-            if self._payload_closed or self._rejected:
-                return pos
+
+    # ---- the scanning phases: (new position, whether to go on) ------------------------
+
+    def _in_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        arguments = self._arguments
+        pos = arguments.consume(text, pos, deltas, final)
+        if not arguments.scanner.done:
+            self._run_open = arguments.in_run
+            return pos, False
+        if arguments.scanner.broken:
+            self._reject(deltas)
+            return pos, False
+        arguments.flush(deltas)
+        self._phase = _AFTER_VALUE
+        return pos, True
+
+    def _in_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        """A name, or a field only passed over."""
+        scanner = self._scanner
+        end = scanner.scan(text, pos, final)
+        if self._role == _NAME:
+            self._parts.append(text[pos:end])
+        if not scanner.done:
+            return end, False
+        if scanner.broken:
+            self._reject(deltas)
+            return end, False
+        if self._role == _NAME:
+            self._finish_name(deltas)
+        self._phase = _AFTER_VALUE
+        return end, True
+
+    def _in_key(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        """Inside a key string: whitespace is part of it."""
+        scanner = self._scanner
+        end = scanner.scan(text, pos, final)
+        self._parts.append(text[pos:end])
+        if not scanner.done:
+            return end, False
+        key = self._decode_parts()
+        if not isinstance(key, str) or (self._bare and not self._committed and key not in self.envelope_keys):
+            self._reject(deltas)
+            return end, False
+        self._key = key
+        self._phase = _COLON
+        return end, True
+
+    # ---- the punctuation phases: the character at ``pos`` decides ----------------------
+
+    def _at_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+        """Before an envelope: it opens, an array opens or closes, a separator, or the end."""
+        if c == "{":
+            self._begin_call()
+            self._name_seen = self._args_seen = False
+            self._phase = _KEY_OR_END
+            return pos + 1, True
+        if c == "[" and not self._in_array and self._envelopes == 0:
+            self._in_array = True
+            return pos + 1, True
+        if self._in_array and c == "]":
+            self._payload_closed = True
+            return pos + 1, False
+        if self._envelopes and (c == "," or c == self.call_separator):
+            return pos + 1, True
+        if self._envelopes:
+            self._payload_closed = True  # whatever follows is not ours
+        else:
+            self._reject(deltas)
+        return pos, False
+
+    def _at_key_or_end(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+        if c == '"':
+            self._scanner.reset()
+            self._parts = []
+            self._phase = _KEY
+            return pos, True
+        if c == "}":
+            self._end_envelope(deltas)
+            return pos + 1, True
+        if c == ",":
+            return pos + 1, True
+        self._reject(deltas)
+        return pos, False
+
+    def _at_colon(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+        if c != ":":
+            self._reject(deltas)
+            return pos, False
+        self._phase = _VALUE_START
+        return pos + 1, True
+
+    def _at_value_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+        """The key decides how its value is read: arguments, the name, or passed over."""
+        key = self._key
+        if key == self.argument_field and not self._args_seen:
+            self._args_seen = True
+            self._arguments.reset()
+            self._phase = _ARGUMENTS
+            return pos, True
+        if key == "name" and not self._name_seen:
+            self._name_seen = True
+            self._role = _NAME
+        else:
+            self._role = _SKIP
+        self._scanner.reset()
+        self._parts = []
+        self._phase = _VALUE
+        return pos, True
+
+    def _at_after_value(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+        if c == ",":
+            self._phase = _KEY_OR_END
+            return pos + 1, True
+        if c == "}":
+            self._end_envelope(deltas)
+            return pos + 1, True
+        self._reject(deltas)
+        return pos, False
 
     def _feed_run(self, text: str, deltas: Deltas) -> bool:
         return self._arguments.feed_run(text, deltas)
@@ -210,3 +231,12 @@ class JsonToolParser(ToolParser):
     def render_call(cls, name: str, arguments: str) -> str:
         body = f'{{"name": {json.dumps(name, ensure_ascii=False)}, "{cls.argument_field}": {arguments}}}'
         return cls.render_template.format(open=cls.tool_open_tags[0], body=body, close=cls.tool_close_tag or "")
+
+
+_PUNCTUATION = {
+    _START: JsonToolParser._at_start,
+    _KEY_OR_END: JsonToolParser._at_key_or_end,
+    _COLON: JsonToolParser._at_colon,
+    _VALUE_START: JsonToolParser._at_value_start,
+    _AFTER_VALUE: JsonToolParser._at_after_value,
+}
