@@ -1,25 +1,45 @@
 """BaseResponseParser: routes decoded text between content, reasoning and tool blocks.
 
-States: ``plain -(reasoning open)-> reasoning -(reasoning close)-> plain`` and
-``plain|reasoning -(tool open)-> tool -(block end)-> back where it came from``.
-The parser owns one buffer, ``_pending``: the suffix whose meaning is not yet
-stable (a possible partial tag in plain/reasoning mode, or what the tool parser
-has not consumed).  ``parse_complete`` is ``stream_chunk(final=True)`` folded:
-there is no second grammar.
+The router is a state table (``_TEXT_HANDLERS``, one handler per text state)::
+
+    PLAIN_START      --(whitespace, then not a bare-start character)--> PLAIN
+    PLAIN_START      --(whitespace, then a bare-start character)-----> TOOL
+    REASONING_START  --(text that is not whitespace)-----------------> REASONING
+    REASONING_START  --(the reasoning open tag: dropped)-------------> REASONING
+    PLAIN            --(reasoning open tag)---------------------------> REASONING
+    REASONING[_START] --(reasoning close tag)-------------------------> PLAIN
+    PLAIN | REASONING[_START] --(tool open tag)------------------------> TOOL
+    TOOL             --(block closed)---------------------------------> AFTER_BLOCK
+    TOOL             --(block rejected: its text is routed again)-----> where it came from
+    AFTER_BLOCK      --(whitespace; dropped if another block follows)--> where it came from
+
+A reply starts in PLAIN_START (when the tool parser allows a bare start) or PLAIN, or
+in REASONING_START when the reasoning parser says replies open in reasoning.  The
+parser owns one buffer, ``_pending``: the suffix whose meaning is not yet stable (a
+possible partial tag, or what the tool parser has not consumed).  Two collaborators keep
+their own state: ``BlockReplay`` (a block's text while it may still turn back into text)
+and ``ReasoningTokenCounter``.  ``parse_complete`` is ``stream_chunk(final=True)``
+folded: there is no second grammar.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from ..markers import WHITESPACE, MarkerSet
 from ..messages import DeltaMessage, ParsedMessage
 from ..reasoning import ReasoningParser
 from ..registry import ResponseParserManager
 from ..request import ParserRequest
-from ..tools.base import OPEN, REJECTED, Deltas, ToolParser, build_tool_calls
+from ..tools.base import OPEN, REJECTED, BlockStep, Deltas, DroppedCall, ToolParser, build_tool_calls
+from .replay import BlockReplay
+from .tokens import ReasoningTokenCounter
 
 __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
 
-_PLAIN, _REASONING, _TOOL = range(3)
+# Router states.
+_PLAIN_START, _PLAIN, _REASONING_START, _REASONING, _TOOL, _AFTER_BLOCK = range(6)
+_STATE_NAMES = ("plain_start", "plain", "reasoning_start", "reasoning", "tool", "after_block")
 
 
 def fold_deltas(deltas: Deltas, reasoning_tokens: int | None = None) -> ParsedMessage:
@@ -79,222 +99,264 @@ class BaseResponseParser(ResponseParser):
         self._open_tags = frozenset(open_tags)
         self._payload_tags = frozenset(payload_tags)
         self._open_markers = MarkerSet(open_tags)
+        start = end = None
+        in_reasoning = False
         if reasoning_parser is not None:
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
-            self._start_tag = start
-            self._end_tag = end
-            self._plain_markers = MarkerSet([start, *open_tags] if start else open_tags)
-            self._reasoning_markers = MarkerSet([end, *open_tags])
-            # At the start of a reply that begins in reasoning, an explicit open tag is dropped.
-            self._fresh_reasoning_markers = MarkerSet([start, end, *open_tags] if start else [end, *open_tags])
-            self._mode = _REASONING if reasoning_parser.starts_in_reasoning() else _PLAIN
+            in_reasoning = reasoning_parser.starts_in_reasoning()
+        self._start_tag = start
+        self._end_tag = end
+        self._plain_markers = MarkerSet([start, *open_tags] if start else open_tags)
+        self._reasoning_markers = MarkerSet([end, *open_tags] if end else open_tags)
+        # At the start of a reply that begins in reasoning, an explicit open tag is dropped.
+        self._leading_markers = MarkerSet([start, *self._reasoning_markers.markers] if start else
+                                          self._reasoning_markers.markers)
+        if in_reasoning:
+            self._state = _REASONING_START
         else:
-            self._start_tag = self._end_tag = None
-            self._plain_markers = self._open_markers
-            self._mode = _PLAIN
-        self._fresh = True  # nothing emitted yet
-        self._bare_possible = tool is not None and tool.bare_start and self._mode == _PLAIN
+            self._state = _PLAIN_START if tool is not None and tool.bare_start else _PLAIN
+        self._resume = _PLAIN  # the text state a block returns to
         self._pending = ""
-        self._suspended = _PLAIN
-        self._after_block = False
-        self._block_raw: list[str] = []  # the block's text while it may still turn back into text
-        self._block_start = 0
-        self._opening_in_payload = False
-        # Absolute offsets, for reasoning-token accounting over the raw tag interval.
         self._base = 0  # absolute position of the buffer's first character
-        self._reasoning_from = 0 if self._mode == _REASONING else None
-        self._intervals: list[tuple[int, int]] = []
-        self._token_starts: list[int] = []
-        self._token_ptr = 0
-        self._interval_ptr = 0
-        self._reasoning_token_count = 0
-        self._saw_tokens = False
+        self._replay = BlockReplay()
+        self._tokens = ReasoningTokenCounter(in_reasoning)
 
     # ---- public surface -------------------------------------------------------------
 
     def stream_chunk(self, text: str, token_ids: list[int] | None = None, final: bool = False) -> Deltas:
         deltas: Deltas = []
         if token_ids:
-            self._note_tokens(len(text), token_ids)
+            self._tokens.note(self._base + len(self._pending), len(text), token_ids)
         pending = self._pending
-        self._run(pending + text if pending else text, deltas, final)
-        if self._saw_tokens:
-            self._count_reasoning_tokens(final)
+        if pending:
+            self._route(pending + text, 0, deltas, final)
+        elif self._state == _TOOL and not final:
+            # Inside a block with nothing held: the chunk goes straight to the tool parser,
+            # and the usual outcome (all of it consumed, the block open) is taken here.
+            step = self.tool_parser.feed_tool_block(text, deltas)  # type: ignore[union-attr]
+            if step[0] == len(text) and step[1] == OPEN and step[2]:
+                if self._replay.holding:
+                    self._replay.clear()
+                self._base += step[0]
+            else:
+                buf, pos, go = self._take_step(text, 0, text, step, deltas)
+                if go:
+                    self._route(buf, pos, deltas, False)
+                else:
+                    self._pending = buf[pos:]
+                    self._base += pos
+        else:
+            self._route(text, 0, deltas, final)
+        if self._tokens.seen:
+            self._settle_tokens(final)
         return deltas
 
     @property
     def reasoning_tokens(self) -> int | None:
-        return self._reasoning_token_count if self._saw_tokens else None
+        return self._tokens.count if self._tokens.seen else None
 
     @property
     def held_chars(self) -> int:
         return len(self._pending)
 
     @property
-    def dropped(self) -> list:
+    def state(self) -> str:
+        """Where the router stands: plain_start, plain, reasoning_start, reasoning, tool or after_block."""
+        return _STATE_NAMES[self._state]
+
+    @property
+    def dropped(self) -> list[DroppedCall]:
         return self.tool_parser.dropped if self.tool_parser is not None else []
 
     # ---- routing ----------------------------------------------------------------------
 
-    def _run(self, buf: str, deltas: Deltas, final: bool) -> None:
-        pos = 0
-        n = len(buf)
+    def _route(self, buf: str, pos: int, deltas: Deltas, final: bool) -> None:
+        state = self._state
         while True:
-            mode = self._mode
-            if mode == _TOOL:
-                tool = self.tool_parser
-                rest = buf[pos:] if pos else buf
-                consumed, status, committed = tool.feed_tool_block(rest, deltas, final)
-                if status == REJECTED:
-                    # Never became a call: the opening text goes out as text, and what
-                    # followed it is routed again (it may hold a real block).
-                    opening = self._block_raw[0]
-                    buf = "".join(self._block_raw[1:]) + rest
-                    if self._opening_in_payload:
-                        buf = buf[len(opening) :]  # the tool parser read the tag too
-                    self._base = self._block_start + len(opening)
-                    self._block_raw = []
-                    self._mode = self._suspended
-                    self._bare_possible = False
-                    self._emit_text(deltas, self._mode, opening)
-                    pos, n = 0, len(buf)
-                    continue
-                if consumed:
-                    if not committed:
-                        self._block_raw.append(rest[:consumed])
-                    elif self._block_raw:
-                        self._block_raw = []
-                    pos += consumed
-                if status == OPEN:
-                    break
-                self._block_raw = []
-                self._mode = self._suspended
-                self._after_block = True
-                continue
-
-            if self._after_block:
-                # Whitespace after a block is dropped only if another block follows.
-                ws_end = pos
-                while ws_end < n and buf[ws_end] in WHITESPACE:
-                    ws_end += 1
-                if not final and (ws_end == n or self._open_markers.is_proper_prefix(buf, ws_end)):
-                    break
-                if self._open_markers.startswith_at(buf, ws_end):
-                    pos = ws_end
-                self._after_block = False
-
-            if self._bare_possible:
-                ws_end = pos
-                while ws_end < n and buf[ws_end] in WHITESPACE:
-                    ws_end += 1
-                if ws_end == n and not final:
-                    break
-                self._bare_possible = False
-                if ws_end < n and buf[ws_end] in self.tool_parser.bare_start_chars:
-                    self._enter_tool(buf[pos:ws_end], self._base + pos, "")
-                    pos = ws_end
-                    continue
-
-            if mode == _PLAIN:
-                markers = self._plain_markers
-            elif self._fresh:
-                markers = self._fresh_reasoning_markers
+            if state == _TOOL:
+                buf, pos, go = self._in_tool(buf, pos, deltas, final)
             else:
-                markers = self._reasoning_markers
-            match = markers.search(buf, pos)
-            if match is None:
-                end = n if final else markers.held_start(buf, pos)
-                if end > pos:
-                    self._emit_text(deltas, mode, buf[pos:end])
-                    pos = end
+                pos, go = _TEXT_HANDLERS[state](self, buf, pos, deltas, final)
+            if not go:
                 break
-            start, end = match.span()
-            self._emit_text(deltas, mode, buf[pos:start])
-            pos = end
-            tag = match.group()
-            if tag in self._payload_tags:
-                self._enter_tool(tag, self._base + start, "")
-                self._opening_in_payload = True
-                pos = start  # the tag is the payload's first syntax
-            elif tag in self._open_tags:
-                self._enter_tool(tag, self._base + start, tag)
-            elif mode == _REASONING and tag == self._end_tag:
-                self._intervals.append((self._reasoning_from, self._base + start))
-                self._reasoning_from = None
-                self._mode = _PLAIN
-            elif mode == _REASONING and not self._fresh:
-                self._emit_text(deltas, mode, tag)  # text came first: not a leading tag, just text
-            else:  # the reasoning open tag: enter reasoning, or drop a leading one
-                self._mode = _REASONING
-                self._reasoning_from = self._base + end
-            self._fresh = False
+            state = self._state
         self._pending = buf[pos:]
         self._base += pos
 
-    def _enter_tool(self, opening: str, abs_start: int, open_tag: str) -> None:
-        self._opening_in_payload = False
-        self._suspended = self._mode
-        self._mode = _TOOL
-        self._block_raw = [opening]
-        self._block_start = abs_start
-        self.tool_parser.start_block(open_tag)
+    def _in_tool(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[str, int, bool]:
+        """Hand the block's text to the tool parser; a rejected block's text is routed again."""
+        rest = buf[pos:] if pos else buf
+        step = self.tool_parser.feed_tool_block(rest, deltas, final)  # type: ignore[union-attr]
+        return self._take_step(buf, pos, rest, step, deltas)
 
-    def _emit_text(self, deltas: Deltas, mode: int, text: str) -> None:
+    def _take_step(self, buf: str, pos: int, rest: str, step: BlockStep, deltas: Deltas) -> tuple[str, int, bool]:
+        """What the tool parser did with ``rest`` (``buf`` from ``pos``) moves the router."""
+        consumed, status, committed = step
+        replay = self._replay
+        if status == REJECTED:
+            # Never became a call: the opening goes out as text, and what followed it is
+            # routed again (it may hold a real block).
+            opening, again, self._base = replay.replay(rest)
+            self._state = self._resume
+            self._emit(deltas, self._resume, opening)
+            return again, 0, True
+        if consumed:
+            if not committed:
+                replay.keep(rest[:consumed])
+            elif replay.holding:
+                replay.clear()
+            pos += consumed
+        if status == OPEN:
+            return buf, pos, False
+        replay.clear()
+        self._state = _AFTER_BLOCK
+        return buf, pos, True
+
+    def _after_block(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        """Whitespace after a block is dropped only if another block follows."""
+        ws_end = _skip_ws(buf, pos)
+        if not final and (ws_end == len(buf) or self._open_markers.is_proper_prefix(buf, ws_end)):
+            return pos, False
+        if self._open_markers.startswith_at(buf, ws_end):
+            pos = ws_end
+        self._state = self._resume
+        return pos, True
+
+    def _plain_start(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        """The reply's first characters may open a block with no open tag (a bare start)."""
+        ws_end = _skip_ws(buf, pos)
+        if ws_end == len(buf) and not final:
+            return pos, False
+        self._state = _PLAIN
+        if ws_end < len(buf) and buf[ws_end] in self.tool_parser.bare_start_chars:  # type: ignore[union-attr]
+            self._enter_tool(buf[pos:ws_end], self._base + pos, "")
+            return ws_end, True
+        return pos, True
+
+    def _plain(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        markers = self._plain_markers
+        match = markers.search(buf, pos)
+        if match is None:
+            return self._emit_settled(buf, pos, deltas, final, markers, _PLAIN), False
+        start, end = match.span()
+        self._emit(deltas, _PLAIN, buf[pos:start])
+        tag = match.group()
+        if tag in self._open_tags:
+            return self._open_block(tag, start, end), True
+        self._state = _REASONING  # the reasoning open tag
+        self._tokens.open(self._base + end)
+        return end, True
+
+    def _reasoning(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        markers = self._reasoning_markers
+        match = markers.search(buf, pos)
+        if match is None:
+            return self._emit_settled(buf, pos, deltas, final, markers, _REASONING), False
+        start, end = match.span()
+        self._emit(deltas, _REASONING, buf[pos:start])
+        tag = match.group()
+        if tag in self._open_tags:
+            return self._open_block(tag, start, end), True
+        self._close_reasoning(start)
+        return end, True
+
+    def _reasoning_start(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        """Reasoning at the reply's start: an open tag before any other text is dropped."""
+        markers = self._leading_markers
+        match = markers.search(buf, pos)
+        if match is None:
+            end = self._emit_settled(buf, pos, deltas, final, markers, _REASONING)
+            if not buf[pos:end].isspace() and end > pos:
+                self._state = _REASONING
+            return end, False
+        start, end = match.span()
+        before = buf[pos:start]
+        self._emit(deltas, _REASONING, before)
+        tag = match.group()
+        self._state = _REASONING
+        if tag in self._open_tags:
+            return self._open_block(tag, start, end), True
+        if tag == self._end_tag:
+            self._close_reasoning(start)
+        elif before and not before.isspace():
+            self._emit(deltas, _REASONING, tag)  # text came first: not a leading tag, just text
+        else:
+            self._tokens.open(self._base + end)  # a leading open tag: dropped
+        return end, True
+
+    # ---- transitions ------------------------------------------------------------------
+
+    def _open_block(self, tag: str, start: int, end: int) -> int:
+        """A tool open tag at ``start``; returns where the tool parser's text begins."""
+        if tag in self._payload_tags:
+            self._enter_tool(tag, self._base + start, "", opening_in_payload=True)
+            return start  # the tag is the payload's first syntax
+        self._enter_tool(tag, self._base + start, tag)
+        return end
+
+    def _enter_tool(self, opening: str, abs_start: int, open_tag: str, opening_in_payload: bool = False) -> None:
+        self._resume = _PLAIN if self._state == _PLAIN else _REASONING
+        self._state = _TOOL
+        self._replay.begin(opening, abs_start, opening_in_payload)
+        self.tool_parser.start_block(open_tag)  # type: ignore[union-attr]
+
+    def _close_reasoning(self, at: int) -> None:
+        self._tokens.close(self._base + at)
+        self._state = _PLAIN
+
+    # ---- output -------------------------------------------------------------------------
+
+    def _emit_settled(self, buf: str, pos: int, deltas: Deltas, final: bool, markers: MarkerSet, state: int) -> int:
+        """No marker ahead: emit all but a possible partial marker; returns where that starts."""
+        end = len(buf) if final else markers.held_start(buf, pos)
+        if end > pos:
+            self._emit(deltas, state, buf[pos:end])
+        return end
+
+    def _emit(self, deltas: Deltas, state: int, text: str) -> None:
+        """Text of the content (``_PLAIN``) or reasoning channel, joined to the chunk's last delta."""
         if not text:
             return
-        if not text.isspace():  # GLM-4.6 replies open with "\n<think>": the tag is still the leading one
-            self._fresh = False
         if deltas:
             last = deltas[-1][0]
-            if mode == _PLAIN:
+            if state == _PLAIN:
                 if last.content is not None and last.tool_calls is None:
                     last.content += text
                     return
             elif last.reasoning_content is not None and last.tool_calls is None:
                 last.reasoning_content += text
                 return
-        if mode == _PLAIN:
+        if state == _PLAIN:
             deltas.append((DeltaMessage(content=text), False))
         else:
             deltas.append((DeltaMessage(reasoning_content=text), False))
 
     # ---- reasoning tokens ---------------------------------------------------------------
 
-    def _note_tokens(self, length: int, token_ids: list[int]) -> None:
-        """Remember where each token of this chunk starts in the raw text.
-
-        Engines usually send one token per chunk, which is exact; for several tokens
-        in one chunk their starts are spread evenly over the chunk's text."""
-        self._saw_tokens = True
-        start = self._base + len(self._pending)  # where this chunk begins in the raw text
-        k = len(token_ids)
-        if k == 1:
-            self._token_starts.append(start)
-        else:
-            self._token_starts.extend(start + (i * length) // k for i in range(k))
-
-    def _count_reasoning_tokens(self, final: bool) -> None:
-        """Classify tokens whose position's mode is settled: before the held suffix, or
-        before a block that may still turn back into text (and move a tag)."""
+    def _settle_tokens(self, final: bool) -> None:
+        """Tokens are settled before the held suffix, or before a block that may still
+        turn back into text (and move a tag)."""
         if final:
             settled = self._base + len(self._pending) + 1
-        elif self._mode == _TOOL and self._block_raw:
-            settled = self._block_start
+        elif self._state == _TOOL and self._replay.holding:
+            settled = self._replay.start
         else:
             settled = self._base
-        starts, intervals = self._token_starts, self._intervals
-        i, j = self._token_ptr, self._interval_ptr
-        count = 0
-        while i < len(starts) and starts[i] < settled:
-            p = starts[i]
-            while j < len(intervals) and intervals[j][1] <= p:
-                j += 1
-            if j < len(intervals):
-                if intervals[j][0] <= p:
-                    count += 1
-            elif self._reasoning_from is not None and self._reasoning_from <= p:
-                count += 1
-            i += 1
-        self._reasoning_token_count += count
-        del starts[:i]
-        self._token_ptr, self._interval_ptr = 0, j
+        self._tokens.settle(settled)
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    n = len(text)
+    while pos < n and text[pos] in WHITESPACE:
+        pos += 1
+    return pos
+
+
+_TextHandler = Callable[[BaseResponseParser, str, int, Deltas, bool], tuple[int, bool]]
+_TEXT_HANDLERS: dict[int, _TextHandler] = {
+    _PLAIN_START: BaseResponseParser._plain_start,
+    _PLAIN: BaseResponseParser._plain,
+    _REASONING_START: BaseResponseParser._reasoning_start,
+    _REASONING: BaseResponseParser._reasoning,
+    _AFTER_BLOCK: BaseResponseParser._after_block,
+}

@@ -46,6 +46,12 @@ class BlockStep(NamedTuple):
     committed: bool  # something of this block reached the client or ``dropped``
 
 
+# ``BlockStep(...)`` runs a Python-level __new__; the hot path builds the tuple directly,
+# and a fast-lane step of a usual chunk size is built once.
+_new_step = tuple.__new__
+_RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(65))
+
+
 class ToolParser:
     """Base of every tool dialect; one instance per response."""
 
@@ -93,7 +99,8 @@ class ToolParser:
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
         """Consume a prefix of ``text`` (which starts inside the block)."""
         if self._run_open and text and not final and self._feed_run(text, deltas):
-            return BlockStep(len(text), OPEN, True)  # argument text, emitted as it stands
+            n = len(text)  # argument text, emitted as it stands
+            return _RUN_STEPS[n] if n <= 64 else _new_step(BlockStep, (n, OPEN, True))
         try:
             pos = self._step(text, deltas, final)
         finally:
@@ -101,7 +108,7 @@ class ToolParser:
         status = REJECTED if self._rejected else CLOSED if self._closed else OPEN
         # The fast lane stays open only while everything given was consumed.
         self._run_open = self._run_open and status == OPEN and pos == len(text)
-        return BlockStep(pos, status, self._committed)
+        return _new_step(BlockStep, (pos, status, self._committed))
 
     def _step(self, text: str, deltas: Deltas, final: bool) -> int:
         pos = 0

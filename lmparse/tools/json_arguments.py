@@ -4,8 +4,8 @@ Shared by every dialect whose arguments are JSON (envelopes, section/call format
 Mistral).  An object or array is forwarded verbatim as the scanner passes it; a value
 written as a string or a scalar is held to its end and then normalized (a JSON-encoded
 object is unwrapped, ``null`` becomes ``{}``).  While the scan is inside a string of
-the forwarded value, ``in_run`` is true and ``feed_run`` takes a chunk with no quote in
-one step (the owning parser's fast lane).
+the forwarded value, ``in_run`` is true and the owning parser's fast lane
+(``JsonRunLane._feed_run``) takes a chunk with no quote in one step.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .json_scanner import JsonValueScanner
 if TYPE_CHECKING:
     from .calls import CallEmitter, Deltas
 
-__all__ = ["JsonArguments", "normalize_scalar_arguments"]
+__all__ = ["JsonArguments", "JsonRunLane", "normalize_scalar_arguments"]
 
 
 def normalize_scalar_arguments(raw: str) -> str:
@@ -83,12 +83,19 @@ class JsonArguments:
             self._held = []
             self._calls.arguments(deltas, normalize_scalar_arguments(raw) if complete else raw)
 
-    def feed_run(self, text: str, deltas: Deltas) -> bool:
+
+class JsonRunLane:
+    """The fast lane of a tool parser whose current call's arguments are a ``JsonArguments``."""
+
+    _arguments: JsonArguments
+    _calls: CallEmitter
+
+    def _feed_run(self, text: str, deltas: Deltas) -> bool:
         """Inside a string of the forwarded value, a chunk with no quote stays inside it: it
         is argument text as it stands (backslashes only move the escape state)."""
         if '"' in text:
             return False
-        scanner = self.scanner
+        scanner = self._arguments.scanner
         if scanner.escape_pending or "\\" in text:
             scanner.scan(text, 0)
         self._calls.arguments_run(deltas, text)

@@ -14,7 +14,7 @@ import json
 
 from ..markers import WHITESPACE
 from .base import Deltas, ToolParser
-from .json_arguments import JsonArguments
+from .json_arguments import JsonArguments, JsonRunLane
 from .json_scanner import JsonValueScanner
 
 __all__ = ["JsonToolParser"]
@@ -31,7 +31,7 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
     return pos
 
 
-class JsonToolParser(ToolParser):
+class JsonToolParser(JsonRunLane, ToolParser):
     argument_field = "arguments"
     call_separator: str | None = None  # e.g. ";" between Llama 3 calls
     # Keys a bare-start envelope may begin with; anything else is ordinary JSON content.
@@ -185,9 +185,6 @@ class JsonToolParser(ToolParser):
             return pos + 1, True
         self._reject(deltas)
         return pos, False
-
-    def _feed_run(self, text: str, deltas: Deltas) -> bool:
-        return self._arguments.feed_run(text, deltas)
 
     def _decode_parts(self):
         raw = "".join(self._parts)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ..markers import WHITESPACE, MarkerSet, held_prefix_start
 from .base import Deltas, ToolParser
-from .json_arguments import JsonArguments
+from .json_arguments import JsonArguments, JsonRunLane
 
 __all__ = ["SectionToolParser"]
 
@@ -31,7 +31,7 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
     return pos
 
 
-class SectionToolParser(ToolParser):
+class SectionToolParser(JsonRunLane, ToolParser):
     call_begin: str = ""
     header_end: str = ""
     header_forbidden: str = "<\n"  # characters a header never contains
@@ -88,9 +88,6 @@ class SectionToolParser(ToolParser):
                     self._reject(deltas)  # prose inside the section: it is not ours
                     return start
         return pos
-
-    def _feed_run(self, text: str, deltas: Deltas) -> bool:
-        return self._arguments.feed_run(text, deltas)
 
     def _consume_header(self, text: str, pos: int, deltas: Deltas) -> int | None:
         end = text.find(self.header_end, pos)

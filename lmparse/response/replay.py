@@ -1,0 +1,47 @@
+"""BlockReplay: a tool block's text, kept while the block may still turn back into text.
+
+A block that the tool parser rejects before anything of it is committed was never a
+call: its opening goes out as text and everything after the opening is routed again (it
+may hold a real block).  Until the block commits, the router keeps what the tool parser
+consumed of it here; once it commits, or closes, the copy is let go.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BlockReplay"]
+
+
+class BlockReplay:
+    __slots__ = ("_parts", "holding", "start", "_opening_in_payload")
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []  # the opening, then each consumed piece
+        self.holding = False  # whether a block's text is kept (it is open and not committed)
+        self.start = 0  # absolute position of the opening in the raw text
+        self._opening_in_payload = False
+
+    def begin(self, opening: str, start: int, opening_in_payload: bool) -> None:
+        """A block opens with ``opening`` at ``start``; ``opening_in_payload``: the tool
+        parser reads the opening too (a payload open tag), so it is not replayed twice."""
+        self._parts = [opening]
+        self.holding = True
+        self.start = start
+        self._opening_in_payload = opening_in_payload
+
+    def keep(self, consumed: str) -> None:
+        self._parts.append(consumed)
+
+    def clear(self) -> None:
+        self._parts = []
+        self.holding = False
+
+    def replay(self, rest: str) -> tuple[str, str, int]:
+        """The block was rejected; ``rest`` is what the tool parser had not consumed.
+        Returns the opening (to emit as text), the text to route again, and that text's
+        absolute position."""
+        opening = self._parts[0]
+        again = "".join(self._parts[1:]) + rest
+        if self._opening_in_payload:
+            again = again[len(opening) :]  # the tool parser read the tag too
+        self.clear()
+        return opening, again, self.start + len(opening)
