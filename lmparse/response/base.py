@@ -198,7 +198,8 @@ class BaseResponseParser(ResponseParser):
             # routed again (it may hold a real block).
             opening, again, self._base = replay.replay(rest)
             self._state = self._resume
-            self._emit(deltas, self._resume, opening)
+            if opening:
+                append_text(deltas, self._resume == _PLAIN, opening)
             return again, 0, True
         if consumed:
             if not committed:
@@ -237,9 +238,10 @@ class BaseResponseParser(ResponseParser):
         markers = self._plain_markers
         match = markers.search(buf, pos)
         if match is None:
-            return self._emit_settled(buf, pos, deltas, final, markers, _PLAIN), False
+            return self._emit_settled(buf, pos, deltas, final, markers, True), False
         start, end = match.span()
-        self._emit(deltas, _PLAIN, buf[pos:start])
+        if start > pos:
+            append_text(deltas, True, buf[pos:start])
         tag = match.group()
         if tag in self._open_tags:
             return self._open_block(tag, start, end), True
@@ -251,9 +253,10 @@ class BaseResponseParser(ResponseParser):
         markers = self._reasoning_markers
         match = markers.search(buf, pos)
         if match is None:
-            return self._emit_settled(buf, pos, deltas, final, markers, _REASONING), False
+            return self._emit_settled(buf, pos, deltas, final, markers, False), False
         start, end = match.span()
-        self._emit(deltas, _REASONING, buf[pos:start])
+        if start > pos:
+            append_text(deltas, False, buf[pos:start])
         tag = match.group()
         if tag in self._open_tags:
             return self._open_block(tag, start, end), True
@@ -265,13 +268,14 @@ class BaseResponseParser(ResponseParser):
         markers = self._leading_markers
         match = markers.search(buf, pos)
         if match is None:
-            end = self._emit_settled(buf, pos, deltas, final, markers, _REASONING)
+            end = self._emit_settled(buf, pos, deltas, final, markers, False)
             if not buf[pos:end].isspace() and end > pos:
                 self._state = _REASONING
             return end, False
         start, end = match.span()
         before = buf[pos:start]
-        self._emit(deltas, _REASONING, before)
+        if before:
+            append_text(deltas, False, before)
         tag = match.group()
         self._state = _REASONING
         if tag in self._open_tags:
@@ -279,7 +283,7 @@ class BaseResponseParser(ResponseParser):
         if tag == self._end_tag:
             self._close_reasoning(start)
         elif before and not before.isspace():
-            self._emit(deltas, _REASONING, tag)  # text came first: not a leading tag, just text
+            append_text(deltas, False, tag)  # text came first: not a leading tag, just text
         else:
             self._tokens.open(self._base + end)  # a leading open tag: dropped
         return end, True
@@ -306,30 +310,13 @@ class BaseResponseParser(ResponseParser):
 
     # ---- output -------------------------------------------------------------------------
 
-    def _emit_settled(self, buf: str, pos: int, deltas: Deltas, final: bool, markers: MarkerSet, state: int) -> int:
+    @staticmethod
+    def _emit_settled(buf: str, pos: int, deltas: Deltas, final: bool, markers: MarkerSet, content: bool) -> int:
         """No marker ahead: emit all but a possible partial marker; returns where that starts."""
         end = len(buf) if final else markers.held_start(buf, pos)
         if end > pos:
-            self._emit(deltas, state, buf[pos:end])
+            append_text(deltas, content, buf[pos:end])
         return end
-
-    def _emit(self, deltas: Deltas, state: int, text: str) -> None:
-        """Text of the content (``_PLAIN``) or reasoning channel, joined to the chunk's last delta."""
-        if not text:
-            return
-        if deltas:
-            last = deltas[-1][0]
-            if state == _PLAIN:
-                if last.content is not None and last.tool_calls is None:
-                    last.content += text
-                    return
-            elif last.reasoning_content is not None and last.tool_calls is None:
-                last.reasoning_content += text
-                return
-        if state == _PLAIN:
-            deltas.append((DeltaMessage(content=text), False))
-        else:
-            deltas.append((DeltaMessage(reasoning_content=text), False))
 
     # ---- reasoning tokens ---------------------------------------------------------------
 
@@ -343,6 +330,23 @@ class BaseResponseParser(ResponseParser):
         else:
             settled = self._base
         self._tokens.settle(settled)
+
+
+def append_text(deltas: Deltas, content: bool, text: str) -> None:
+    """Content (or reasoning) text, joined to the chunk's last delta when that is of its channel."""
+    if deltas:
+        last = deltas[-1][0]
+        if content:
+            if last.content is not None and last.tool_calls is None:
+                last.content += text
+                return
+        elif last.reasoning_content is not None and last.tool_calls is None:
+            last.reasoning_content += text
+            return
+    if content:
+        deltas.append((DeltaMessage(content=text), False))
+    else:
+        deltas.append((DeltaMessage(reasoning_content=text), False))
 
 
 def _skip_ws(text: str, pos: int) -> int:
