@@ -33,14 +33,14 @@ EOS_TEXT, EOS_ID = "<|im_end|>", 151645
 PROMPT_IDS = list(range(1000, 1042))  # what the fake says the prompt was: 42 tokens
 ENGINES = ["vllm", "sglang", "sglang-incremental", "lmdeploy", "llamacpp"]
 ENGINE_OF = {"sglang-incremental": "sglang", "sglang-stop": "sglang", "slow": "vllm", "midfail": "lmdeploy",
-             "broken": "vllm"}
+             "broken": "vllm", "unreachable": "vllm"}
 DECODERS = {"vllm": VLLMDecoder, "sglang": SGLangDecoder, "lmdeploy": LMDeployDecoder, "llamacpp": LlamaCppDecoder}
 
-_TOKENIZER = load_tokenizer("qwen3", "qwen3")
+TOKENIZER = load_tokenizer("qwen3", "qwen3")
 
 
 def steps() -> list[tuple[str, int]]:
-    return [(piece, token_id) for piece, token_id, _ in _TOKENIZER.steps(REPLY)]
+    return [(piece, token_id) for piece, token_id, _ in TOKENIZER.steps(REPLY)]
 
 
 # ---- the recordings ----------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def request(**kw: object) -> GenerationRequest:
 
 
 def decoded(engine: str, events: list[dict], req: GenerationRequest | None = None,
-            token_text: Callable[[int], str | None] = _TOKENIZER.decode_one) -> tuple[list[EngineChunk], object]:
+            token_text: Callable[[int], str | None] = TOKENIZER.decode_one) -> tuple[list[EngineChunk], object]:
     """The chunks the decoder forwards, its last chunk appended, and the decoder."""
     decoder = DECODERS[engine](req or request(), token_text)
     chunks = [chunk for chunk in map(decoder.decode, events) if chunk is not None]
@@ -232,14 +232,14 @@ def test_midstream_error_event_ends_the_lines():
     ("lmdeploy", {"text": "", "output_ids": [], "meta_info": {"finish_reason": "abort"}}),
 ])
 def test_an_abort_is_an_upstream_error(engine, event):
-    decoder = DECODERS[engine](request(), _TOKENIZER.decode_one)
+    decoder = DECODERS[engine](request(), TOKENIZER.decode_one)
     with pytest.raises(UpstreamError, match="aborted the request"):
         decoder.decode(event)
 
 
 @pytest.mark.parametrize("engine", DECODERS)
 def test_a_stream_without_a_finish_is_an_upstream_error(engine):
-    decoder = DECODERS[engine](request(), _TOKENIZER.decode_one)
+    decoder = DECODERS[engine](request(), TOKENIZER.decode_one)
     with pytest.raises(UpstreamError, match=f"upstream {engine} ended the stream without a finish reason"):
         decoder.finish()
 
