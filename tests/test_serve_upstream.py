@@ -17,7 +17,7 @@ import json
 import random
 import threading
 import time
-from typing import AsyncIterator
+from typing import Any, AsyncIterator, Iterator
 
 import pytest
 
@@ -125,7 +125,7 @@ class FakeEngines:
 class ThreadServer:
     """An ASGI app on a loopback port, served by uvicorn in a thread."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: Starlette) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
@@ -143,12 +143,12 @@ class ThreadServer:
 
 
 @pytest.fixture(scope="module")
-def fakes():
+def fakes() -> FakeEngines:
     return FakeEngines()
 
 
 @pytest.fixture(scope="module")
-def gateway(fakes):
+def gateway(fakes: FakeEngines) -> Iterator[ThreadServer]:
     """lmparse serving qwen3 through every fake (model name = the fake's name); one binding
     is made by ``upstream_binding``, the others share its tokenizer and template."""
     family = get_family("qwen3")
@@ -169,11 +169,11 @@ def gateway(fakes):
 
 
 @pytest.fixture(scope="module")
-def oai(gateway):
+def oai(gateway: ThreadServer) -> openai.OpenAI:
     return openai.OpenAI(base_url=gateway.url + "/v1", api_key="unused", max_retries=0)
 
 
-def streamed_reply(client, model: str, **kw):
+def streamed_reply(client: openai.OpenAI, model: str, **kw: Any) -> tuple[Any, list[str]]:
     with client.chat.completions.stream(model=model, tools=TOOLS, stream_options={"include_usage": True},
                                         messages=[{"role": "user", "content": USER_TEXT}], **kw) as stream:
         events = [event.type for event in stream]
@@ -304,7 +304,7 @@ def test_count_tokens_through_an_engine(gateway):
 # ---- the command line --------------------------------------------------------------------------
 
 
-def test_cli_serves_in_front_of_an_engine(fakes):
+def test_cli_serves_in_front_of_an_engine(fakes: FakeEngines) -> None:
     upstream = ThreadServer(fakes.app())  # a real HTTP engine for a real `lmparse serve`
     live = LiveServer(["--family", "qwen3", "--engine", "llamacpp", "--upstream", upstream.url + "/llamacpp",
                        "--upstream-model", "qwen3-8b"])

@@ -21,8 +21,8 @@ pytest.importorskip("orjson")
 
 from lmparse.request import ParserRequest  # noqa: E402
 from lmparse.serve.engines.base import EngineChunk, GenerationRequest  # noqa: E402
-from lmparse.serve.engines.decoders import (LlamaCppDecoder, LMDeployDecoder, SGLangDecoder,  # noqa: E402
-                                            UpstreamError, VLLMDecoder)
+from lmparse.serve.engines.decoders import (EventDecoder, LlamaCppDecoder, LMDeployDecoder,  # noqa: E402
+                                            SGLangDecoder, TokenText, UpstreamError, VLLMDecoder)
 from lmparse.serve.engines.sse import SSELineDecoder  # noqa: E402
 from lmparse.serve.tokenizer import load_tokenizer  # noqa: E402
 
@@ -34,7 +34,7 @@ PROMPT_IDS = list(range(1000, 1042))  # what the fake says the prompt was: 42 to
 ENGINES = ["vllm", "sglang", "sglang-incremental", "lmdeploy", "llamacpp"]
 ENGINE_OF = {"sglang-incremental": "sglang", "sglang-stop": "sglang", "slow": "vllm", "midfail": "lmdeploy",
              "broken": "vllm", "unreachable": "vllm"}
-DECODERS = {"vllm": VLLMDecoder, "sglang": SGLangDecoder, "lmdeploy": LMDeployDecoder, "llamacpp": LlamaCppDecoder}
+DECODERS: dict[str, type[EventDecoder]] = {"vllm": VLLMDecoder, "sglang": SGLangDecoder, "lmdeploy": LMDeployDecoder, "llamacpp": LlamaCppDecoder}
 
 TOKENIZER = load_tokenizer("qwen3", "qwen3")
 
@@ -167,7 +167,7 @@ def request(**kw: object) -> GenerationRequest:
 
 
 def decoded(engine: str, events: list[dict], req: GenerationRequest | None = None,
-            token_text: Callable[[int], str | None] = TOKENIZER.decode_one) -> tuple[list[EngineChunk], object]:
+            token_text: TokenText = TOKENIZER.decode_one) -> tuple[list[EngineChunk], EventDecoder]:
     """The chunks the decoder forwards, its last chunk appended, and the decoder."""
     decoder = DECODERS[engine](req or request(), token_text)
     chunks = [chunk for chunk in map(decoder.decode, events) if chunk is not None]
@@ -179,7 +179,7 @@ def decoded(engine: str, events: list[dict], req: GenerationRequest | None = Non
 
 @pytest.mark.parametrize("how", CUTS)
 @pytest.mark.parametrize("kind", ENGINES)
-def test_recorded_stream_decodes_to_the_reply(kind, how):
+def test_recorded_stream_decodes_to_the_reply(kind: str, how: str) -> None:
     pieces = steps()
     chunks, decoder = decoded(ENGINE_OF.get(kind, kind), events_of(recorded(kind, pieces), how))
     assert "".join(c.text for c in chunks) == REPLY  # EOS text trimmed where the engine keeps it
@@ -192,20 +192,20 @@ def test_recorded_stream_decodes_to_the_reply(kind, how):
 
 
 @pytest.mark.parametrize("how", CUTS)
-def test_multibyte_text_survives_any_cut(how):
+def test_multibyte_text_survives_any_cut(how: str) -> None:
     pieces = [("Grüße ", 1), ("aus ", 2), ("東京", 3), (" 😀", 4), ("\u2028é", 5)]  # U+2028 is not a line end
     chunks, _ = decoded("llamacpp", events_of(recorded("llamacpp", pieces), how))
     assert "".join(c.text for c in chunks) == "Grüße aus 東京 😀\u2028é"
 
 
-def test_sglang_held_stop_prefix_is_trimmed_with_the_stop_string():
+def test_sglang_held_stop_prefix_is_trimmed_with_the_stop_string() -> None:
     chunks, _ = decoded("sglang", events_of(recorded("sglang-stop"), "seed-1"), request(stop=["STOP"]))
     assert [c.text for c in chunks] == ["Hello", " there", ",", " friend", ".", "", ""]
     assert chunks[-1].finish_reason == "stop" and chunks[-1].stop_sequence == "STOP"
     assert "".join(c.text for c in chunks) == "Hello there, friend."
 
 
-def test_sglang_held_prefix_that_is_no_stop_string_is_sent_on():
+def test_sglang_held_prefix_that_is_no_stop_string_is_sent_on() -> None:
     events = [{"text": "aS", "output_ids": [1]}, {"text": "aSb", "output_ids": [1, 2]},
               {"text": "aSb.", "output_ids": [1, 2, 3], "meta_info": {"finish_reason": {"type": "length"}}}]
     chunks, _ = decoded("sglang", events, request(stop=["STOP"]))
@@ -213,14 +213,14 @@ def test_sglang_held_prefix_that_is_no_stop_string_is_sent_on():
     assert chunks[-1].finish_reason == "length" and chunks[-1].stop_sequence is None
 
 
-def test_sglang_eos_without_a_tokenizer_is_cut_as_a_special_token():
+def test_sglang_eos_without_a_tokenizer_is_cut_as_a_special_token() -> None:
     events = [{"text": "hi", "output_ids": [7]}, {"text": "hi<|im_end|>", "output_ids": [7, EOS_ID],
                                                   "meta_info": {"finish_reason": {"type": "stop", "matched": EOS_ID}}}]
     chunks, _ = decoded("sglang", events, token_text=lambda token_id: None)
     assert "".join(c.text for c in chunks) == "hi"
 
 
-def test_midstream_error_event_ends_the_lines():
+def test_midstream_error_event_ends_the_lines() -> None:
     lines = SSELineDecoder()
     events = lines.decode(recorded("midfail"))
     assert len(events) == 5 and lines.done and lines.error == "error: engine crashed"
@@ -231,14 +231,14 @@ def test_midstream_error_event_ends_the_lines():
     ("sglang", {"text": "", "output_ids": [], "meta_info": {"finish_reason": {"type": "abort", "message": "oom"}}}),
     ("lmdeploy", {"text": "", "output_ids": [], "meta_info": {"finish_reason": "abort"}}),
 ])
-def test_an_abort_is_an_upstream_error(engine, event):
+def test_an_abort_is_an_upstream_error(engine: str, event: dict) -> None:
     decoder = DECODERS[engine](request(), TOKENIZER.decode_one)
     with pytest.raises(UpstreamError, match="aborted the request"):
         decoder.decode(event)
 
 
 @pytest.mark.parametrize("engine", DECODERS)
-def test_a_stream_without_a_finish_is_an_upstream_error(engine):
+def test_a_stream_without_a_finish_is_an_upstream_error(engine: str) -> None:
     decoder = DECODERS[engine](request(), TOKENIZER.decode_one)
     with pytest.raises(UpstreamError, match=f"upstream {engine} ended the stream without a finish reason"):
         decoder.finish()
@@ -252,7 +252,7 @@ def test_a_stream_without_a_finish_is_an_upstream_error(engine):
     ("lmdeploy", {"text": "!", "output_ids": [9], "meta_info": {"finish_reason": {"type": "length"}}}),
     ("llamacpp", {"content": "!", "tokens": [9], "stop": True, "stop_type": "limit"}),
 ])
-def test_finish_reason_and_stop_sequence(engine, last):
+def test_finish_reason_and_stop_sequence(engine: str, last: dict) -> None:
     chunks, _ = decoded(engine, [last], request(stop=["END"]))
     [final] = chunks
     expected = ("stop", "END") if "END" in json.dumps(last) else ("length", None)
@@ -281,14 +281,14 @@ LOGPROB_EVENTS = {
 
 
 @pytest.mark.parametrize("engine", LOGPROB_EVENTS)
-def test_logprobs_become_openai_entries_cut_to_top_logprobs(engine):
+def test_logprobs_become_openai_entries_cut_to_top_logprobs(engine: str) -> None:
     chunks, _ = decoded(engine, LOGPROB_EVENTS[engine], request(logprobs=True, top_logprobs=2))
     assert chunks[-1].logprobs == [entry("Hé", -0.5, [("Hé", -0.5), ("x", -2.0)])]
     chunks, _ = decoded(engine, LOGPROB_EVENTS[engine], request())
     assert chunks[-1].logprobs is None  # not asked for
 
 
-def test_sglang_cumulative_logprobs_are_sent_once():
+def test_sglang_cumulative_logprobs_are_sent_once() -> None:
     events = [{"text": "a", "output_ids": [1], "meta_info": {"output_token_logprobs": [[-1.0, 1, "a"]]}},
               {"text": "ab", "output_ids": [1, 2], "meta_info": {
                   "completion_tokens": 2, "output_token_logprobs": [[-1.0, 1, "a"], [-2.0, 2, "b"]],
@@ -297,7 +297,7 @@ def test_sglang_cumulative_logprobs_are_sent_once():
     assert [c.logprobs for c in chunks] == [[entry("a", -1.0, [])], [entry("b", -2.0, [])]]
 
 
-def test_lmdeploy_logprobs_take_the_event_text_or_each_tokens_own():
+def test_lmdeploy_logprobs_take_the_event_text_or_each_tokens_own() -> None:
     one = {"text": "Hé", "output_ids": [1], "meta_info": {"output_token_logprobs": [[-0.5, 1]]}}
     two = {"text": "ab", "output_ids": [2, 3], "meta_info": {"output_token_logprobs": [[-1.0, 2], [-2.0, 3]],
                                                               "finish_reason": "stop"}}

@@ -15,42 +15,42 @@ def fed(*pieces: bytes | str) -> tuple[list[dict], SSELineDecoder]:
     return events + lines.flush(), lines
 
 
-def test_an_event_is_returned_by_the_read_that_completes_its_line():
+def test_an_event_is_returned_by_the_read_that_completes_its_line() -> None:
     lines = SSELineDecoder()
     assert lines.decode(b'data: {"a"') == []
     assert lines.decode(b": 1}") == []
     assert lines.decode(b"\n") == [{"a": 1}]
 
 
-def test_half_a_utf8_character_waits_for_its_other_half():
+def test_half_a_utf8_character_waits_for_its_other_half() -> None:
     data = 'data: {"t": "é😀"}\n'.encode()
     cut = data.index("😀".encode()) + 2
     assert fed(data[:cut], data[cut:])[0] == [{"t": "é😀"}]
 
 
 @pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"])
-def test_every_line_ending_and_a_crlf_split_between_reads(ending):
+def test_every_line_ending_and_a_crlf_split_between_reads(ending: bytes) -> None:
     data = b'data: {"n": 1}' + ending + ending + b'data: {"n": 2}' + ending
     for cut in range(len(data) + 1):
         assert fed(data[:cut], data[cut:])[0] == [{"n": 1}, {"n": 2}], cut
 
 
-def test_only_cr_and_lf_end_a_line():
+def test_only_cr_and_lf_end_a_line() -> None:
     assert fed('data: {"t": "a\u2028b\u2029c\x85"}\n'.encode())[0] == [{"t": "a\u2028b\u2029c\x85"}]
 
 
-def test_comments_and_other_fields_are_skipped_bare_json_lines_kept():
+def test_comments_and_other_fields_are_skipped_bare_json_lines_kept() -> None:
     events, lines = fed(b': keep-alive\nevent: message\nid: 7\nretry: 10\n\n{"bare": true}\ndata:{"tight": 1}\n'
                         b"data: [1, 2]\n")
     assert events == [{"bare": True}, {"tight": 1}] and not lines.done  # a JSON array is no event
 
 
-def test_done_ends_the_stream_and_what_follows_is_ignored():
+def test_done_ends_the_stream_and_what_follows_is_ignored() -> None:
     events, lines = fed(b'data: {"n": 1}\n\ndata: [DONE]\n\ndata: {"n": 2}\n\n', b'data: {"n": 3}\n')
     assert events == [{"n": 1}] and lines.done and lines.error is None
 
 
-def test_a_last_line_without_its_line_end_is_flushed():
+def test_a_last_line_without_its_line_end_is_flushed() -> None:
     assert fed(b'data: {"n": 1}\n\ndata: {"n": 2}')[0] == [{"n": 1}, {"n": 2}]
 
 
@@ -63,12 +63,12 @@ def test_a_last_line_without_its_line_end_is_flushed():
     (b'error: "plain"', "error: plain"),
     (b"data: <html>oops", "sent a line that is not JSON: '<html>oops'"),
 ])
-def test_an_error_ends_the_stream_after_the_events_before_it(line, error):
+def test_an_error_ends_the_stream_after_the_events_before_it(line: bytes, error: str) -> None:
     events, lines = fed(b'data: {"n": 1}\n' + line + b'\ndata: {"n": 2}\n')
     assert events == [{"n": 1}] and lines.done and lines.error == error
 
 
-def test_error_text_reads_both_error_shapes():
+def test_error_text_reads_both_error_shapes() -> None:
     assert error_text({"error": {"message": "m"}}) == "m"
     assert error_text({"error": {"code": 1}}) == "{'code': 1}"
     assert error_text({"object": "error", "message": "m"}) == "m"

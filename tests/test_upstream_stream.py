@@ -75,7 +75,7 @@ async def run(upstream: UpstreamEngine, stop_after: int = 0) -> tuple[str, list[
     return "done", chunks, None
 
 
-def test_a_whole_stream_binds_the_engines_prompt_count():
+def test_a_whole_stream_binds_the_engines_prompt_count() -> None:
     upstream, source = engine("vllm", recorded("vllm"))
     usage = Usage()
 
@@ -114,7 +114,7 @@ FAILURES = {
 
 
 @pytest.mark.parametrize("case", FAILURES)
-def test_each_failure_is_counted_once_and_is_no_cancellation(case):
+def test_each_failure_is_counted_once_and_is_no_cancellation(case: str) -> None:
     kind, status, reads, where, message = FAILURES[case]
     upstream, source = engine(kind, *reads, status=status)
     ended, _, error = asyncio.run(run(upstream))
@@ -124,7 +124,7 @@ def test_each_failure_is_counted_once_and_is_no_cancellation(case):
     assert source.closed or case == "unreachable"
 
 
-def test_closing_early_is_a_cancellation_and_closes_the_upstream_response():
+def test_closing_early_is_a_cancellation_and_closes_the_upstream_response() -> None:
     upstream, source = engine("sglang", recorded("sglang-incremental"))
     ended, chunks, _ = asyncio.run(run(upstream, stop_after=3))
     assert ended == "closed" and len(chunks) == 3 and source.closed

@@ -28,7 +28,7 @@ class BodyOptions(NamedTuple):
     default_max_tokens: int  # sent when the request names no limit
 
 
-def _json_schema(request: GenerationRequest) -> dict | None:
+def _json_schema(request: GenerationRequest) -> dict[str, Any] | None:
     """The JSON schema a reply must follow (``{}``: any JSON object), or None."""
     fmt = request.response_format
     if fmt is None:

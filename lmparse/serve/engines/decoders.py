@@ -22,6 +22,8 @@ __all__ = ["UpstreamError", "EventDecoder", "VLLMDecoder", "SGLangDecoder", "LMD
 
 TokenText = Callable[[int], "str | None"]  # a token id's own text (None: unknown)
 
+Logprob = dict[str, Any]  # an OpenAI ``ChatCompletionTokenLogprob``
+
 # A special-token-looking suffix: what SGLang leaves at the end with no_stop_trim when EOS matched.
 _SPECIAL_SUFFIX = re.compile(r"(?:<\|[^|<>\s]{1,48}\|>|<｜[^｜<>]{1,48}｜>|</s>|<eos>|<end_of_turn>|\[/?[A-Z_]{2,20}\])$")
 
@@ -33,7 +35,7 @@ class UpstreamError(RequestError):
         super().__init__(message, param=None, status=502, kind="server_error")
 
 
-def _logprob_entry(token: str, logprob: float, top: list[tuple[str, float]], k: int) -> dict:
+def _logprob_entry(token: str, logprob: float, top: list[tuple[str, float]], k: int) -> Logprob:
     return {"token": token, "logprob": logprob, "bytes": list(token.encode()),
             "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top[:k]]}
 
@@ -113,7 +115,7 @@ class VLLMDecoder(EventDecoder):
             raise UpstreamError("vLLM aborted the request")
         return EngineChunk(choice.get("text") or "", ids, logprobs, _finish_reason(finish, "length"), stop_sequence)
 
-    def _logprobs(self, lp: Any) -> list[dict] | None:
+    def _logprobs(self, lp: Any) -> list[Logprob] | None:
         if not (self._request.logprobs and isinstance(lp, dict) and lp.get("tokens")):
             return None
         tops = lp.get("top_logprobs") or [None] * len(lp["tokens"])
@@ -122,7 +124,7 @@ class VLLMDecoder(EventDecoder):
                 for tok, value, top in zip(lp["tokens"], lp.get("token_logprobs") or [], tops)]
 
 
-def _sglang_token(entry: list) -> str:
+def _sglang_token(entry: list[Any]) -> str:
     """The token text of an SGLang ``[logprob, id, text]`` entry."""
     return entry[2] if len(entry) > 2 and entry[2] is not None else ""
 
@@ -156,7 +158,7 @@ class SGLangDecoder(EventDecoder):
         tail, stop_sequence = self._trim_stop(tail, finish.get("matched"), new_ids)
         return EngineChunk(tail, new_ids, logprobs, _finish_reason(kind, "length"), stop_sequence)
 
-    def _new_delta(self, text: str, ids: list[int], meta: dict) -> tuple[str, list[int]]:
+    def _new_delta(self, text: str, ids: list[int], meta: Event) -> tuple[str, list[int]]:
         """The text and ids this event adds, whichever mode the engine streams in."""
         if self._cumulative is None and self._ids:
             total = meta.get("completion_tokens")
@@ -173,7 +175,7 @@ class SGLangDecoder(EventDecoder):
         self._text, self._ids = text, ids
         return delta, new_ids
 
-    def _logprobs(self, meta: dict, new_ids: list[int]) -> list[dict] | None:
+    def _logprobs(self, meta: Event, new_ids: list[int]) -> list[Logprob] | None:
         entries = meta.get("output_token_logprobs")
         if not self._wants_logprobs(entries):
             return None
