@@ -10,7 +10,7 @@ SGLang / LMDeploy ``/generate``, llama.cpp ``/completion``) fit the same shape.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Protocol
+from typing import AsyncIterator, Protocol
 
 from ...request import ParserRequest
 
