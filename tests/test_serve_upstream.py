@@ -1,7 +1,7 @@
 """`lmparse serve` in front of a real engine: vLLM, SGLang, LMDeploy and llama.cpp, each
-faked by a tiny Starlette app that streams its documented raw-completion format
-(ECOSYSTEM.md §3.6) for a canned Qwen3 reply (reasoning, then a tool call) cut at the
-real tokenizer's token boundaries with the real token ids.
+faked in-process (an ``httpx.MockTransport`` under the upstream client) by the recorded
+event lines of ``test_upstream_decoders``, delivered in seeded random pieces; the CLI test
+runs the same fake as a real HTTP server.
 
 Checked: the request each engine receives (special tokens kept, token ids asked for, the
 prompt rendered by the Qwen3 chat template), the reply the official openai SDK
@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import threading
 import time
+from typing import Any, AsyncIterator, Iterator
 
 import pytest
 
@@ -27,147 +29,85 @@ pytest.importorskip("jinja2")
 
 from starlette.applications import Starlette  # noqa: E402
 from starlette.requests import Request  # noqa: E402
-from starlette.responses import JSONResponse, StreamingResponse  # noqa: E402
+from starlette.responses import JSONResponse, Response, StreamingResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
-from lmparse.serve.app import create_app, upstream_binding  # noqa: E402
+from lmparse.serve.app import ModelBinding, create_app, upstream_binding  # noqa: E402
+from lmparse.serve.engines.upstream import UpstreamEngine  # noqa: E402
 from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
-from lmparse.serve.tokenizer import load_tokenizer  # noqa: E402
 
 from .support.server import LiveServer, free_port  # noqa: E402
+from .test_upstream_decoders import (ENGINE_OF, ENGINES, EOS_TEXT, PROMPT_IDS, REASONING, recorded,  # noqa: E402
+                                     sse, steps)
 
 pytestmark = pytest.mark.skipif(bool(missing_parsers(get_family("qwen3"))), reason="qwen3 parsers not registered")
 
-REASONING = "The user wants the weather in Paris, so I call get_weather."
-REPLY = ("<think>\n" + REASONING + "\n</think>\n\n<tool_call>\n"
-         '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
-EOS_TEXT, EOS_ID = "<|im_end|>", 151645
 USER_TEXT = "What is the weather in Paris right now?"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "Current weather for a city",
                                            "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
                                                           "required": ["city"]}}}]
-PROMPT_IDS = list(range(1000, 1042))  # what the fake says the prompt was: 42 tokens
-ENGINES = ["vllm", "sglang", "sglang-incremental", "lmdeploy", "llamacpp"]
-ENGINE_OF = {"sglang-incremental": "sglang", "sglang-stop": "sglang", "slow": "vllm", "midfail": "lmdeploy", "broken": "vllm"}
-
-
-def steps() -> list[tuple[str, int]]:
-    tok = load_tokenizer("qwen3", "qwen3")
-    return [(piece, token_id) for piece, token_id, _ in tok.steps(REPLY)]
+BROKEN = {"error": {"message": "CUDA out of memory", "type": "InternalServerError", "code": 500}}
 
 
 # ---- the fake engines --------------------------------------------------------------------------
 
 
-def sse(event) -> bytes:
-    return b"data: " + (event if isinstance(event, bytes) else json.dumps(event).encode()) + b"\n\n"
+class _Body(httpx.AsyncByteStream):
+    """A streamed response body whose ``aclose`` closes its source, as a socket's would."""
 
+    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
+        self._chunks = chunks
 
-def vllm_events(pieces):
-    for i, (text, tid) in enumerate(pieces):
-        choice = {"index": 0, "text": text, "token_ids": [tid], "logprobs": None, "finish_reason": None,
-                  "stop_reason": None}
-        if i == 0:
-            choice["prompt_token_ids"] = PROMPT_IDS
-        yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [choice],
-                   "usage": None})
-    # EOS ends generation: its id is returned, its text is not.
-    yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [
-        {"index": 0, "text": "", "token_ids": [EOS_ID], "logprobs": None, "finish_reason": "stop",
-         "stop_reason": None}], "usage": None})
-    yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [],
-               "usage": {"prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(pieces) + 1,
-                         "total_tokens": len(PROMPT_IDS) + len(pieces) + 1}})
-    yield sse(b"[DONE]")
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._chunks
 
-
-def sglang_events(pieces, incremental: bool):
-    # no_stop_trim + skip_special_tokens false: the EOS token and its text stay in the output.
-    pieces = pieces + [(EOS_TEXT, EOS_ID)]
-    text, ids = "", []
-    for i, (piece, tid) in enumerate(pieces):
-        text += piece
-        ids.append(tid)
-        last = i == len(pieces) - 1
-        meta = {"id": "r1", "prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(ids), "cached_tokens": 0,
-                "finish_reason": {"type": "stop", "matched": EOS_ID} if last else None}
-        if incremental:
-            yield sse({"text": piece, "output_ids": [tid], "meta_info": meta})
-        else:
-            yield sse({"text": text, "output_ids": list(ids), "meta_info": meta})
-    yield sse(b"[DONE]")
-
-
-def sglang_stop_events():
-    # A stop string is kept with no_stop_trim; its first half streams before the match is known.
-    pieces = ["Hello", " there", ",", " friend", ".", "ST", "OP"]
-    text = ""
-    for i, piece in enumerate(pieces):
-        text += piece
-        last = i == len(pieces) - 1
-        yield sse({"text": text, "output_ids": list(range(10, 11 + i)), "meta_info": {
-            "prompt_tokens": len(PROMPT_IDS), "completion_tokens": i + 1,
-            "finish_reason": {"type": "stop", "matched": "STOP"} if last else None}})
-    yield sse(b"[DONE]")
-
-
-def lmdeploy_events(pieces, fail_after: int | None = None):
-    for i, (piece, tid) in enumerate(pieces):
-        if fail_after is not None and i == fail_after:
-            yield sse({"error": "engine crashed"})
-            return
-        last = i == len(pieces) - 1
-        yield sse({"text": piece, "output_ids": [tid], "meta_info": {
-            "finish_reason": {"type": "stop"} if last else None, "prompt_tokens": len(PROMPT_IDS),
-            "completion_tokens": i + 1}})
-    yield sse(b"[DONE]")
-
-
-def llamacpp_events(pieces):
-    for piece, tid in pieces:
-        yield sse({"content": piece, "tokens": [tid], "stop": False, "id_slot": 0, "index": 0})
-    yield sse({"content": "", "tokens": [], "stop": True, "stop_type": "eos", "stopping_word": "", "id_slot": 0,
-               "index": 0, "tokens_predicted": len(pieces) + 1, "tokens_evaluated": len(PROMPT_IDS),
-               "timings": {"prompt_n": len(PROMPT_IDS), "predicted_n": len(pieces) + 1}})
+    async def aclose(self) -> None:
+        await self._chunks.aclose()
 
 
 class FakeEngines:
-    """One app, one path prefix per fake: ``/vllm/v1/completions``, ``/sglang/generate``..."""
+    """One fake, one path prefix per kind: ``/vllm/v1/completions``, ``/sglang/generate``...;
+    ``transport`` serves it in-process, ``app`` over HTTP."""
 
     def __init__(self) -> None:
         self.pieces = steps()
         self.requests: dict[str, list[tuple[str, dict]]] = {}
         self.slow_closed = threading.Event()
         self.slow_sent = 0
+        self.transport = httpx.MockTransport(self.handle)
 
-    async def handle(self, request: Request):
-        kind, _, rest = request.url.path.strip("/").partition("/")
-        body = await request.json()
+    def answer(self, path: str, body: dict) -> AsyncIterator[bytes] | None:
+        """The body's bytes for a request (None: the broken engine's HTTP 500), noted in ``requests``."""
+        kind, _, rest = path.strip("/").partition("/")
         self.requests.setdefault(kind, []).append(("/" + rest, body))
         if kind == "broken":
-            return JSONResponse({"error": {"message": "CUDA out of memory", "type": "InternalServerError",
-                                           "code": 500}}, status_code=500)
-        events = {
-            "vllm": lambda: vllm_events(self.pieces),
-            "sglang": lambda: sglang_events(self.pieces, incremental=False),
-            "sglang-incremental": lambda: sglang_events(self.pieces, incremental=True),
-            "sglang-stop": sglang_stop_events,
-            "lmdeploy": lambda: lmdeploy_events(self.pieces),
-            "midfail": lambda: lmdeploy_events(self.pieces, fail_after=5),
-            "llamacpp": lambda: llamacpp_events(self.pieces),
-            "slow": self.slow,
-        }[kind]()
-        if not hasattr(events, "__aiter__"):
-            events = self._async(events)
-        return StreamingResponse(events, media_type="text/event-stream")
+            return None
+        return self.slow() if kind == "slow" else self._reads(recorded(kind, self.pieces), kind)
+
+    async def handle(self, request: httpx.Request) -> httpx.Response:
+        chunks = self.answer(request.url.path, json.loads(request.content))
+        if chunks is None:
+            return httpx.Response(500, json=BROKEN)
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Body(chunks))
+
+    async def serve(self, request: Request) -> Response:
+        chunks = self.answer(request.url.path, await request.json())
+        if chunks is None:
+            return JSONResponse(BROKEN, status_code=500)
+        return StreamingResponse(chunks, media_type="text/event-stream")
 
     @staticmethod
-    async def _async(events):
-        for event in events:
+    async def _reads(data: bytes, seed: str) -> AsyncIterator[bytes]:
+        """``data`` in random pieces: lines and UTF-8 characters cut anywhere."""
+        rng = random.Random(seed)
+        pos = 0
+        while pos < len(data):
+            size = rng.randint(1, 300)
             await asyncio.sleep(0)
-            yield event
+            yield data[pos:pos + size]
+            pos += size
 
-    async def slow(self):
+    async def slow(self) -> AsyncIterator[bytes]:
         try:
             for i in range(2000):  # ~40 s if nobody stops it
                 self.slow_sent = i + 1
@@ -179,13 +119,13 @@ class FakeEngines:
             self.slow_closed.set()
 
     def app(self) -> Starlette:
-        return Starlette(routes=[Route("/{path:path}", self.handle, methods=["POST"])])
+        return Starlette(routes=[Route("/{path:path}", self.serve, methods=["POST"])])
 
 
 class ThreadServer:
     """An ASGI app on a loopback port, served by uvicorn in a thread."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: Starlette) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
@@ -203,21 +143,25 @@ class ThreadServer:
 
 
 @pytest.fixture(scope="module")
-def fakes():
-    fake = FakeEngines()
-    server = ThreadServer(fake.app())
-    fake.url = server.url
-    yield fake
-    server.stop()
+def fakes() -> FakeEngines:
+    return FakeEngines()
 
 
 @pytest.fixture(scope="module")
-def gateway(fakes):
-    """lmparse serving qwen3 through every fake (model name = the fake's name)."""
+def gateway(fakes: FakeEngines) -> Iterator[ThreadServer]:
+    """lmparse serving qwen3 through every fake (model name = the fake's name); one binding
+    is made by ``upstream_binding``, the others share its tokenizer and template."""
     family = get_family("qwen3")
-    kinds = ENGINES + ["sglang-stop", "slow", "midfail", "broken"]
-    bindings = [upstream_binding(family, ENGINE_OF.get(k, k), f"{fakes.url}/{k}", names=[k]) for k in kinds]
-    bindings.append(upstream_binding(family, "vllm", f"http://127.0.0.1:{free_port()}", names=["unreachable"]))
+    first = upstream_binding(family, "vllm", "http://fake/vllm", names=["vllm"], transport=fakes.transport)
+    tokenizer, template = first.engine.tokenizer, first.engine.template
+
+    def binding(kind: str, url: str, transport: httpx.MockTransport | None) -> ModelBinding:
+        engine = UpstreamEngine(ENGINE_OF.get(kind, kind), url, family, tokenizer, template, transport=transport)
+        return ModelBinding([kind], family, engine)
+
+    kinds = ENGINES[1:] + ["sglang-stop", "slow", "midfail", "broken"]
+    bindings = [first] + [binding(k, f"http://fake/{k}", fakes.transport) for k in kinds]
+    bindings.append(binding("unreachable", f"http://127.0.0.1:{free_port()}", None))
     server = ThreadServer(create_app(bindings))
     server.engines = {b.name: b.engine for b in bindings}
     yield server
@@ -225,11 +169,11 @@ def gateway(fakes):
 
 
 @pytest.fixture(scope="module")
-def oai(gateway):
+def oai(gateway: ThreadServer) -> openai.OpenAI:
     return openai.OpenAI(base_url=gateway.url + "/v1", api_key="unused", max_retries=0)
 
 
-def streamed_reply(client, model: str, **kw):
+def streamed_reply(client: openai.OpenAI, model: str, **kw: Any) -> tuple[Any, list[str]]:
     with client.chat.completions.stream(model=model, tools=TOOLS, stream_options={"include_usage": True},
                                         messages=[{"role": "user", "content": USER_TEXT}], **kw) as stream:
         events = [event.type for event in stream]
@@ -360,8 +304,9 @@ def test_count_tokens_through_an_engine(gateway):
 # ---- the command line --------------------------------------------------------------------------
 
 
-def test_cli_serves_in_front_of_an_engine(fakes):
-    live = LiveServer(["--family", "qwen3", "--engine", "llamacpp", "--upstream", fakes.url + "/llamacpp",
+def test_cli_serves_in_front_of_an_engine(fakes: FakeEngines) -> None:
+    upstream = ThreadServer(fakes.app())  # a real HTTP engine for a real `lmparse serve`
+    live = LiveServer(["--family", "qwen3", "--engine", "llamacpp", "--upstream", upstream.url + "/llamacpp",
                        "--upstream-model", "qwen3-8b"])
     try:
         client = openai.OpenAI(base_url=live.url + "/v1", api_key="unused", max_retries=0)
@@ -374,6 +319,7 @@ def test_cli_serves_in_front_of_an_engine(fakes):
         assert models[0]["engine"] == "llamacpp"
     finally:
         live.stop()
+        upstream.stop()
 
 
 # ---- failures ----------------------------------------------------------------------------------

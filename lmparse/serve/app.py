@@ -170,18 +170,14 @@ class _Server:
             gen_request, opts = parse(body, binding)
             parser = binding.new_parser(gen_request.parser_request)
             stream = binding.engine.start(gen_request)
-            opening = getattr(stream, "open", None)
-            if opening is not None:  # an upstream engine: its failure is a 502 before any byte
-                await opening()
+            await stream.open()  # an upstream engine's failure is a 502 before any byte
         except RequestError as exc:
             return self._failed(request, api, exc)
         headers = self._ignored_tools(api, getattr(opts, "ignored_tools", []))
         self.metrics.inc("lmparse_requests_total", api=api, stream=str(opts.stream).lower())
         self.metrics.inc("lmparse_requests_in_flight")
         runner = log.runner = ChatRunner(stream, parser, self.metrics)
-        bind_usage = getattr(stream, "bind_usage", None)
-        if bind_usage is not None:  # the upstream's own prompt count, known at the end
-            bind_usage(runner.usage)
+        stream.bind_usage(runner.usage)  # the upstream's own prompt count, known at the end
         done = lambda: self.metrics.inc("lmparse_requests_in_flight", -1)  # noqa: E731
         if opts.stream:
             return EventStream(closing_stream(module.stream_response(runner, opts), stream), on_close=done,

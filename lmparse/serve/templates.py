@@ -57,6 +57,11 @@ class ChatTemplate:
         self._template = env.from_string(source)
         self._bos, self._eos = bos, eos
 
+    @property
+    def bos(self) -> str:
+        """The BOS token's text the template writes (engines that tokenize text add their own)."""
+        return self._bos
+
     def render(self, messages: list[dict], tools: list[dict] | None, thinking: bool | None,
                reasoning_effort: str | None = None) -> str:
         kwargs: dict[str, Any] = {}

@@ -46,6 +46,10 @@ class Tokenizer:
     def steps(self, text: str) -> list[Step]:
         raise NotImplementedError
 
+    def decode_one(self, token_id: int) -> str | None:
+        """A token id's own text (None: these are not the model's ids, or not one of them)."""
+        return None
+
 
 class RealTokenizer(Tokenizer):
     """Any encode/decode pair; decoding streams incrementally like a serving engine."""
@@ -59,6 +63,12 @@ class RealTokenizer(Tokenizer):
 
     def count(self, text: str) -> int:
         return len(self._encode(text))
+
+    def decode_one(self, token_id: int) -> str | None:
+        try:
+            return self._decode([token_id])
+        except Exception:  # an id outside the vocabulary
+            return None
 
     def steps(self, text: str) -> list[Step]:
         """Chunk k is the text that token k completes, over a bounded decode window

@@ -2,7 +2,9 @@
 
 ``base.Engine`` is the interface (``start(request) -> EngineStream``); ``simulated`` is the
 embedded default, a deterministic stand-in model.  Upstream HTTP engines (vLLM, SGLang,
-LMDeploy, llama.cpp raw-completion endpoints) implement the same interface.
+LMDeploy, llama.cpp raw-completion endpoints) implement the same interface: ``upstream``
+is the I/O shell around three sans-IO parts, ``bodies`` (the request), ``sse`` (the
+body's lines) and ``decoders`` (each engine's events as chunks).
 """
 
 from .base import Engine, EngineChunk, EngineStream, GenerationRequest

@@ -10,11 +10,11 @@ SGLang / LMDeploy ``/generate``, llama.cpp ``/completion``) fit the same shape.
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from typing import AsyncIterator, Protocol
 
 from ...request import ParserRequest
 
-__all__ = ["EngineChunk", "GenerationRequest", "EngineStream", "Engine", "assistant_message"]
+__all__ = ["EngineChunk", "GenerationRequest", "EngineStream", "Engine", "PromptUsage", "assistant_message"]
 
 
 class EngineChunk:
@@ -75,14 +75,29 @@ def assistant_message(texts: list[str], reasoning: list[str], calls: list[dict])
     return message
 
 
+class PromptUsage(Protocol):
+    """Where a stream writes the prompt token count the engine reports at the end."""
+
+    prompt_tokens: int
+
+
 class EngineStream:
     """The chunks of one generation.  ``parser_token_ids`` is False when the ids are
-    stand-ins that only count tokens (the parser then gets text alone)."""
+    stand-ins that only count tokens (the parser then gets text alone).  The app calls
+    ``open`` before the response starts and ``bind_usage`` before iterating; both do
+    nothing unless an engine needs them (an upstream engine fails there as a 502, and
+    sets the prompt count its engine reports)."""
 
     def __init__(self, prompt_tokens: int, chunks: AsyncIterator[EngineChunk], parser_token_ids: bool = True) -> None:
         self.prompt_tokens = prompt_tokens
         self.parser_token_ids = parser_token_ids
         self._chunks = chunks
+
+    async def open(self) -> None:
+        """Start generating; a ``RequestError`` here is an error response, not a stream."""
+
+    def bind_usage(self, usage: PromptUsage) -> None:
+        """Let the stream correct ``usage.prompt_tokens`` once the engine reports its own."""
 
     def __aiter__(self) -> "EngineStream":
         return self

@@ -1,0 +1,270 @@
+"""How each upstream engine's events become ``EngineChunk`` s: one decoder per protocol, no I/O.
+
+A decoder is made per generation and owns that generation's state.  ``decode(event)``
+notes the prompt token count the event reports and returns the chunk to forward (None:
+nothing to forward).  The chunk with the finish reason is kept back, because the engine
+may still report usage after it; ``finish()`` returns it once the stream has ended, or
+raises ``UpstreamError`` if the engine never finished.  An abort the engine reports is an
+``UpstreamError`` from ``decode``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, ClassVar
+
+from ..errors import RequestError
+from .base import EngineChunk, GenerationRequest
+from .sse import Event
+
+__all__ = ["UpstreamError", "EventDecoder", "VLLMDecoder", "SGLangDecoder", "LMDeployDecoder", "LlamaCppDecoder",
+           "TokenText"]
+
+TokenText = Callable[[int], "str | None"]  # a token id's own text (None: unknown)
+
+Logprob = dict[str, Any]  # an OpenAI ``ChatCompletionTokenLogprob``
+
+# A special-token-looking suffix: what SGLang leaves at the end with no_stop_trim when EOS matched.
+_SPECIAL_SUFFIX = re.compile(r"(?:<\|[^|<>\s]{1,48}\|>|<｜[^｜<>]{1,48}｜>|</s>|<eos>|<end_of_turn>|\[/?[A-Z_]{2,20}\])$")
+
+
+class UpstreamError(RequestError):
+    """The upstream engine failed or is unreachable: a 502 before the response starts."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, param=None, status=502, kind="server_error")
+
+
+def _logprob_entry(token: str, logprob: float, top: list[tuple[str, float]], k: int) -> Logprob:
+    return {"token": token, "logprob": logprob, "bytes": list(token.encode()),
+            "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top[:k]]}
+
+
+def _finish_reason(kind: Any, length: str) -> str:
+    return "length" if kind == length else "stop"
+
+
+class EventDecoder:
+    """The shared part: usage notes, the kept-back last chunk, the end check."""
+
+    name: ClassVar[str] = "?"
+
+    def __init__(self, request: GenerationRequest, token_text: TokenText) -> None:
+        self._request = request
+        self._token_text = token_text
+        self._final: EngineChunk | None = None
+        self.prompt_tokens: int | None = None  # the engine's own count, once it reports one
+
+    def decode(self, event: Event) -> EngineChunk | None:
+        self.note_usage(event)
+        if self._final is not None:  # after the finish: only usage
+            return None
+        chunk = self._chunk(event)
+        if chunk is None:
+            return None
+        if chunk.finish_reason is not None:
+            self._final = chunk
+            return None
+        return chunk if chunk.text or chunk.token_ids or chunk.logprobs else None
+
+    def finish(self) -> EngineChunk:
+        """The last chunk (with the finish reason), once the stream has ended."""
+        if self._final is None:
+            raise UpstreamError(f"upstream {self.name} ended the stream without a finish reason")
+        return self._final
+
+    def note_usage(self, event: Event) -> None:
+        """Note a prompt token count the event reports."""
+        usage = event.get("usage") if isinstance(event.get("usage"), dict) else event.get("meta_info")
+        if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
+            self.prompt_tokens = usage["prompt_tokens"]
+
+    def _chunk(self, event: Event) -> EngineChunk | None:
+        """One event as a chunk (None: nothing to forward); ``finish_reason`` set on the last."""
+        raise NotImplementedError
+
+    def _wants_logprobs(self, entries: Any) -> bool:
+        return self._request.logprobs and isinstance(entries, list)
+
+
+class VLLMDecoder(EventDecoder):
+    """vLLM ``/v1/completions``: per-token deltas with ``token_ids``; a last usage chunk."""
+
+    name = "vllm"
+
+    def note_usage(self, event: Event) -> None:
+        choices = event.get("choices") or [{}]
+        for ids in (event.get("prompt_token_ids"), choices[0].get("prompt_token_ids")):
+            if isinstance(ids, list):
+                self.prompt_tokens = len(ids)
+        super().note_usage(event)
+
+    def _chunk(self, event: Event) -> EngineChunk | None:
+        choices = event.get("choices") or []
+        if not choices:
+            return None
+        choice = choices[0]
+        ids = list(choice.get("token_ids") or [])
+        logprobs = self._logprobs(choice.get("logprobs"))
+        finish = choice.get("finish_reason")
+        if finish is None:
+            return EngineChunk(choice.get("text") or "", ids, logprobs)
+        stop_reason = choice.get("stop_reason")
+        stop_sequence = stop_reason if isinstance(stop_reason, str) and stop_reason in self._request.stop else None
+        if finish == "abort":
+            raise UpstreamError("vLLM aborted the request")
+        return EngineChunk(choice.get("text") or "", ids, logprobs, _finish_reason(finish, "length"), stop_sequence)
+
+    def _logprobs(self, lp: Any) -> list[Logprob] | None:
+        if not (self._request.logprobs and isinstance(lp, dict) and lp.get("tokens")):
+            return None
+        tops = lp.get("top_logprobs") or [None] * len(lp["tokens"])
+        return [_logprob_entry(tok, value if value is not None else 0.0,
+                               sorted((top or {}).items(), key=lambda kv: -kv[1]), self._request.top_logprobs)
+                for tok, value, top in zip(lp["tokens"], lp.get("token_logprobs") or [], tops)]
+
+
+def _sglang_token(entry: list[Any]) -> str:
+    """The token text of an SGLang ``[logprob, id, text]`` entry."""
+    return entry[2] if len(entry) > 2 and entry[2] is not None else ""
+
+
+class SGLangDecoder(EventDecoder):
+    """SGLang ``/generate``: ``text`` / ``output_ids`` cumulative by default (incremental
+    with ``--incremental-streaming-output``); the matched stop string or EOS is kept
+    (``no_stop_trim``) and trimmed here, so text and ids stay aligned."""
+
+    name = "sglang"
+
+    def __init__(self, request: GenerationRequest, token_text: TokenText) -> None:
+        super().__init__(request, token_text)
+        self._text = ""  # all the text so far, as the engine sent it
+        self._ids: list[int] = []
+        self._cumulative: bool | None = None  # known from the second event on
+        self._logprobs_seen = 0
+        self._held = ""  # text held back because it may be the start of a stop string
+
+    def _chunk(self, event: Event) -> EngineChunk | None:
+        meta = event.get("meta_info") or {}
+        delta, new_ids = self._new_delta(event.get("text") or "", list(event.get("output_ids") or []), meta)
+        logprobs = self._logprobs(meta, new_ids)
+        finish = meta.get("finish_reason")
+        if not isinstance(finish, dict):
+            return EngineChunk(self._hold_stop_prefix(delta), new_ids, logprobs)
+        kind = finish.get("type")
+        if kind == "abort":
+            raise UpstreamError(f"SGLang aborted the request: {finish.get('message') or 'no reason given'}")
+        tail, self._held = self._held + delta, ""
+        tail, stop_sequence = self._trim_stop(tail, finish.get("matched"), new_ids)
+        return EngineChunk(tail, new_ids, logprobs, _finish_reason(kind, "length"), stop_sequence)
+
+    def _new_delta(self, text: str, ids: list[int], meta: Event) -> tuple[str, list[int]]:
+        """The text and ids this event adds, whichever mode the engine streams in."""
+        if self._cumulative is None and self._ids:
+            total = meta.get("completion_tokens")
+            if isinstance(total, int) and ids:
+                self._cumulative = len(ids) == total
+            else:
+                self._cumulative = ids[: len(self._ids)] == self._ids and text.startswith(self._text)
+        if not self._cumulative:
+            self._text += text
+            self._ids += ids
+            return text, ids
+        # Past what was sent: if the detokenizer revised sent text, the revision is not resent.
+        delta, new_ids = text[len(self._text):], ids[len(self._ids):]
+        self._text, self._ids = text, ids
+        return delta, new_ids
+
+    def _logprobs(self, meta: Event, new_ids: list[int]) -> list[Logprob] | None:
+        entries = meta.get("output_token_logprobs")
+        if not self._wants_logprobs(entries):
+            return None
+        tops = meta.get("output_top_logprobs") or []
+        start = self._logprobs_seen if len(entries) > len(new_ids) else 0  # cumulative lists restart at 0
+        fresh = entries[start:]
+        fresh_tops = tops[start:] if len(tops) >= len(entries) else [None] * len(fresh)
+        self._logprobs_seen += len(fresh)
+        return [_logprob_entry(_sglang_token(e), e[0] or 0.0,
+                               [(_sglang_token(t), t[0] or 0.0) for t in (top or [])], self._request.top_logprobs)
+                for e, top in zip(fresh, fresh_tops)]
+
+    def _trim_stop(self, tail: str, matched: Any, new_ids: list[int]) -> tuple[str, str | None]:
+        """The last text without the stop string or EOS text ``no_stop_trim`` kept, and the stop string."""
+        if isinstance(matched, str) and matched and tail.endswith(matched):
+            return tail[: -len(matched)], matched
+        if isinstance(matched, int) and new_ids and new_ids[-1] == matched:
+            eos = self._token_text(matched)
+            if eos and tail.endswith(eos):
+                return tail[: -len(eos)], None
+            m = _SPECIAL_SUFFIX.search(tail)
+            return (tail[: m.start()] if m else tail), None
+        return tail, None
+
+    def _hold_stop_prefix(self, delta: str) -> str:
+        """Keep back a tail that could begin a stop string (it is trimmed if one matches)."""
+        text, self._held = self._held + delta, ""
+        stops = self._request.stop
+        if not stops or not text:
+            return text
+        keep = 0
+        for stop in stops:
+            for n in range(min(len(stop) - 1, len(text)), keep, -1):
+                if text.endswith(stop[:n]):
+                    keep = n
+                    break
+        if keep:
+            self._held = text[-keep:]
+            return text[:-keep]
+        return text
+
+
+class LMDeployDecoder(EventDecoder):
+    """LMDeploy ``/generate``: incremental ``text`` / ``output_ids``; errors as ``{"error": ...}``."""
+
+    name = "lmdeploy"
+
+    def _chunk(self, event: Event) -> EngineChunk | None:
+        meta = event.get("meta_info") or {}
+        text = event.get("text") or ""
+        ids = list(event.get("output_ids") or [])
+        logprobs = None
+        entries = meta.get("output_token_logprobs")
+        if self._wants_logprobs(entries):
+            # One entry is this event's text; for several, each id's own text.
+            logprobs = [_logprob_entry(text if len(entries) == 1 else self._token_text(e[1]) or "", e[0] or 0.0,
+                                       [], self._request.top_logprobs) for e in entries]
+        finish = meta.get("finish_reason")
+        if not isinstance(finish, (dict, str)):
+            return EngineChunk(text, ids, logprobs)
+        kind = finish.get("type") if isinstance(finish, dict) else finish
+        if kind == "abort":
+            raise UpstreamError("LMDeploy aborted the request")
+        return EngineChunk(text, ids, logprobs, _finish_reason(kind, "length"))
+
+
+class LlamaCppDecoder(EventDecoder):
+    """llama.cpp ``/completion``: ``content`` / ``tokens`` per event; the last has ``stop: true``."""
+
+    name = "llamacpp"
+
+    def note_usage(self, event: Event) -> None:
+        timings = event.get("timings") if isinstance(event.get("timings"), dict) else {}
+        for value in (event.get("tokens_evaluated"), timings.get("prompt_n")):
+            if isinstance(value, int):
+                self.prompt_tokens = value
+                return
+
+    def _chunk(self, event: Event) -> EngineChunk | None:
+        text = event.get("content") or ""
+        ids = list(event.get("tokens") or [])
+        logprobs = None
+        probs = event.get("completion_probabilities") or event.get("probs")
+        if self._wants_logprobs(probs):
+            logprobs = [_logprob_entry(p.get("token", ""), p.get("logprob", 0.0),
+                                       [(t.get("token", ""), t.get("logprob", 0.0)) for t in p.get("top_logprobs") or ()],
+                                       self._request.top_logprobs) for p in probs]
+        if not event.get("stop"):
+            return EngineChunk(text, ids, logprobs)
+        kind = event.get("stop_type")
+        stop_sequence = event.get("stopping_word") or None if kind == "word" else None
+        return EngineChunk(text, ids, logprobs, _finish_reason(kind, "limit"), stop_sequence)

@@ -1,0 +1,306 @@
+"""Each upstream engine's decoder on recorded event lines, without a server.
+
+The recordings are the byte strings each engine sends (ECOSYSTEM.md §3.6) for a canned
+Qwen3 reply (reasoning, then a tool call) cut at the real tokenizer's token boundaries
+with the real token ids.  They are fed through ``SSELineDecoder`` one byte at a time, in
+seeded random pieces and with CRLF line ends, then to the engine's decoder: the text it
+forwards is the reply, the ids are the engine's, the finish reason and the engine's own
+prompt count come through, and what each engine keeps (SGLang's stop string and EOS) is
+trimmed.  ``test_serve_upstream`` serves the same recordings to the whole server.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Callable, Iterable, Iterator
+
+import pytest
+
+pytest.importorskip("orjson")
+
+from lmparse.request import ParserRequest  # noqa: E402
+from lmparse.serve.engines.base import EngineChunk, GenerationRequest  # noqa: E402
+from lmparse.serve.engines.decoders import (EventDecoder, LlamaCppDecoder, LMDeployDecoder,  # noqa: E402
+                                            SGLangDecoder, TokenText, UpstreamError, VLLMDecoder)
+from lmparse.serve.engines.sse import SSELineDecoder  # noqa: E402
+from lmparse.serve.tokenizer import load_tokenizer  # noqa: E402
+
+REASONING = "The user wants the weather in Paris, so I call get_weather."
+REPLY = ("<think>\n" + REASONING + "\n</think>\n\n<tool_call>\n"
+         '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
+EOS_TEXT, EOS_ID = "<|im_end|>", 151645
+PROMPT_IDS = list(range(1000, 1042))  # what the fake says the prompt was: 42 tokens
+ENGINES = ["vllm", "sglang", "sglang-incremental", "lmdeploy", "llamacpp"]
+ENGINE_OF = {"sglang-incremental": "sglang", "sglang-stop": "sglang", "slow": "vllm", "midfail": "lmdeploy",
+             "broken": "vllm", "unreachable": "vllm"}
+DECODERS: dict[str, type[EventDecoder]] = {"vllm": VLLMDecoder, "sglang": SGLangDecoder, "lmdeploy": LMDeployDecoder, "llamacpp": LlamaCppDecoder}
+
+TOKENIZER = load_tokenizer("qwen3", "qwen3")
+
+
+def steps() -> list[tuple[str, int]]:
+    return [(piece, token_id) for piece, token_id, _ in TOKENIZER.steps(REPLY)]
+
+
+# ---- the recordings ----------------------------------------------------------------------------
+
+
+def sse(event: object) -> bytes:
+    """One ``data:`` event as engines write it: raw UTF-8, not ASCII escapes."""
+    data = event if isinstance(event, bytes) else json.dumps(event, ensure_ascii=False).encode()
+    return b"data: " + data + b"\n\n"
+
+
+def vllm_events(pieces: list[tuple[str, int]]) -> Iterator[bytes]:
+    for i, (text, tid) in enumerate(pieces):
+        choice = {"index": 0, "text": text, "token_ids": [tid], "logprobs": None, "finish_reason": None,
+                  "stop_reason": None}
+        if i == 0:
+            choice["prompt_token_ids"] = PROMPT_IDS
+        yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [choice],
+                   "usage": None})
+    # EOS ends generation: its id is returned, its text is not.
+    yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [
+        {"index": 0, "text": "", "token_ids": [EOS_ID], "logprobs": None, "finish_reason": "stop",
+         "stop_reason": None}], "usage": None})
+    yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [],
+               "usage": {"prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(pieces) + 1,
+                         "total_tokens": len(PROMPT_IDS) + len(pieces) + 1}})
+    yield sse(b"[DONE]")
+
+
+def sglang_events(pieces: list[tuple[str, int]], incremental: bool) -> Iterator[bytes]:
+    # no_stop_trim + skip_special_tokens false: the EOS token and its text stay in the output.
+    pieces = pieces + [(EOS_TEXT, EOS_ID)]
+    text, ids = "", []
+    for i, (piece, tid) in enumerate(pieces):
+        text += piece
+        ids.append(tid)
+        last = i == len(pieces) - 1
+        meta = {"id": "r1", "prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(ids), "cached_tokens": 0,
+                "finish_reason": {"type": "stop", "matched": EOS_ID} if last else None}
+        if incremental:
+            yield sse({"text": piece, "output_ids": [tid], "meta_info": meta})
+        else:
+            yield sse({"text": text, "output_ids": list(ids), "meta_info": meta})
+    yield sse(b"[DONE]")
+
+
+def sglang_stop_events() -> Iterator[bytes]:
+    # A stop string is kept with no_stop_trim; its first half streams before the match is known.
+    pieces = ["Hello", " there", ",", " friend", ".", "ST", "OP"]
+    text = ""
+    for i, piece in enumerate(pieces):
+        text += piece
+        last = i == len(pieces) - 1
+        yield sse({"text": text, "output_ids": list(range(10, 11 + i)), "meta_info": {
+            "prompt_tokens": len(PROMPT_IDS), "completion_tokens": i + 1,
+            "finish_reason": {"type": "stop", "matched": "STOP"} if last else None}})
+    yield sse(b"[DONE]")
+
+
+def lmdeploy_events(pieces: list[tuple[str, int]], fail_after: int | None = None) -> Iterator[bytes]:
+    for i, (piece, tid) in enumerate(pieces):
+        if fail_after is not None and i == fail_after:
+            yield sse({"error": "engine crashed"})
+            return
+        last = i == len(pieces) - 1
+        yield sse({"text": piece, "output_ids": [tid], "meta_info": {
+            "finish_reason": {"type": "stop"} if last else None, "prompt_tokens": len(PROMPT_IDS),
+            "completion_tokens": i + 1}})
+    yield sse(b"[DONE]")
+
+
+def llamacpp_events(pieces: list[tuple[str, int]]) -> Iterator[bytes]:
+    for piece, tid in pieces:
+        yield sse({"content": piece, "tokens": [tid], "stop": False, "id_slot": 0, "index": 0})
+    yield sse({"content": "", "tokens": [], "stop": True, "stop_type": "eos", "stopping_word": "", "id_slot": 0,
+               "index": 0, "tokens_predicted": len(pieces) + 1, "tokens_evaluated": len(PROMPT_IDS),
+               "timings": {"prompt_n": len(PROMPT_IDS), "predicted_n": len(pieces) + 1}})
+
+
+RECORDINGS: dict[str, Callable[[list[tuple[str, int]]], Iterable[bytes]]] = {
+    "vllm": vllm_events,
+    "sglang": lambda pieces: sglang_events(pieces, incremental=False),
+    "sglang-incremental": lambda pieces: sglang_events(pieces, incremental=True),
+    "sglang-stop": lambda pieces: sglang_stop_events(),
+    "lmdeploy": lmdeploy_events,
+    "midfail": lambda pieces: lmdeploy_events(pieces, fail_after=5),
+    "llamacpp": llamacpp_events,
+}
+
+
+def recorded(kind: str, pieces: list[tuple[str, int]] | None = None) -> bytes:
+    return b"".join(RECORDINGS[kind](steps() if pieces is None else pieces))
+
+
+# ---- feeding them ------------------------------------------------------------------------------
+
+
+def reads(data: bytes, how: str) -> list[bytes]:
+    """``data`` as the network might deliver it: one byte per read, or seeded random pieces."""
+    if how == "bytewise":
+        return [data[i:i + 1] for i in range(len(data))]
+    rng = random.Random(how)
+    out, pos = [], 0
+    while pos < len(data):
+        size = rng.randint(1, 64)
+        out.append(data[pos:pos + size])
+        pos += size
+    return out
+
+
+CUTS = ["bytewise", "seed-1", "seed-2", "crlf"]
+
+
+def events_of(data: bytes, how: str) -> list[dict]:
+    if how == "crlf":
+        data, how = data.replace(b"\n", b"\r\n"), "bytewise"  # CR and LF always in separate reads
+    lines = SSELineDecoder()
+    events = [event for piece in reads(data, how) for event in lines.decode(piece)]
+    return events + lines.flush()
+
+
+def request(**kw: object) -> GenerationRequest:
+    return GenerationRequest([{"role": "user", "content": "hi"}], [], ParserRequest.accept_all(), **kw)
+
+
+def decoded(engine: str, events: list[dict], req: GenerationRequest | None = None,
+            token_text: TokenText = TOKENIZER.decode_one) -> tuple[list[EngineChunk], EventDecoder]:
+    """The chunks the decoder forwards, its last chunk appended, and the decoder."""
+    decoder = DECODERS[engine](req or request(), token_text)
+    chunks = [chunk for chunk in map(decoder.decode, events) if chunk is not None]
+    return chunks + [decoder.finish()], decoder
+
+
+# ---- every engine: the reply, its ids, the finish and the engine's own prompt count ------------
+
+
+@pytest.mark.parametrize("how", CUTS)
+@pytest.mark.parametrize("kind", ENGINES)
+def test_recorded_stream_decodes_to_the_reply(kind: str, how: str) -> None:
+    pieces = steps()
+    chunks, decoder = decoded(ENGINE_OF.get(kind, kind), events_of(recorded(kind, pieces), how))
+    assert "".join(c.text for c in chunks) == REPLY  # EOS text trimmed where the engine keeps it
+    ids = [tid for c in chunks for tid in c.token_ids]
+    assert ids == [tid for _, tid in pieces] + ([] if kind in ("lmdeploy", "llamacpp") else [EOS_ID])
+    assert [c.finish_reason for c in chunks] == [None] * (len(chunks) - 1) + ["stop"]
+    assert chunks[-1].stop_sequence is None
+    assert decoder.prompt_tokens == len(PROMPT_IDS)
+    assert all(c.text or c.token_ids for c in chunks[:-1])  # nothing empty is forwarded
+
+
+@pytest.mark.parametrize("how", CUTS)
+def test_multibyte_text_survives_any_cut(how: str) -> None:
+    pieces = [("Grüße ", 1), ("aus ", 2), ("東京", 3), (" 😀", 4), ("\u2028é", 5)]  # U+2028 is not a line end
+    chunks, _ = decoded("llamacpp", events_of(recorded("llamacpp", pieces), how))
+    assert "".join(c.text for c in chunks) == "Grüße aus 東京 😀\u2028é"
+
+
+def test_sglang_held_stop_prefix_is_trimmed_with_the_stop_string() -> None:
+    chunks, _ = decoded("sglang", events_of(recorded("sglang-stop"), "seed-1"), request(stop=["STOP"]))
+    assert [c.text for c in chunks] == ["Hello", " there", ",", " friend", ".", "", ""]
+    assert chunks[-1].finish_reason == "stop" and chunks[-1].stop_sequence == "STOP"
+    assert "".join(c.text for c in chunks) == "Hello there, friend."
+
+
+def test_sglang_held_prefix_that_is_no_stop_string_is_sent_on() -> None:
+    events = [{"text": "aS", "output_ids": [1]}, {"text": "aSb", "output_ids": [1, 2]},
+              {"text": "aSb.", "output_ids": [1, 2, 3], "meta_info": {"finish_reason": {"type": "length"}}}]
+    chunks, _ = decoded("sglang", events, request(stop=["STOP"]))
+    assert [c.text for c in chunks] == ["a", "Sb", "."]
+    assert chunks[-1].finish_reason == "length" and chunks[-1].stop_sequence is None
+
+
+def test_sglang_eos_without_a_tokenizer_is_cut_as_a_special_token() -> None:
+    events = [{"text": "hi", "output_ids": [7]}, {"text": "hi<|im_end|>", "output_ids": [7, EOS_ID],
+                                                  "meta_info": {"finish_reason": {"type": "stop", "matched": EOS_ID}}}]
+    chunks, _ = decoded("sglang", events, token_text=lambda token_id: None)
+    assert "".join(c.text for c in chunks) == "hi"
+
+
+def test_midstream_error_event_ends_the_lines() -> None:
+    lines = SSELineDecoder()
+    events = lines.decode(recorded("midfail"))
+    assert len(events) == 5 and lines.done and lines.error == "error: engine crashed"
+
+
+@pytest.mark.parametrize("engine, event", [
+    ("vllm", {"choices": [{"text": "", "token_ids": [], "finish_reason": "abort"}]}),
+    ("sglang", {"text": "", "output_ids": [], "meta_info": {"finish_reason": {"type": "abort", "message": "oom"}}}),
+    ("lmdeploy", {"text": "", "output_ids": [], "meta_info": {"finish_reason": "abort"}}),
+])
+def test_an_abort_is_an_upstream_error(engine: str, event: dict) -> None:
+    decoder = DECODERS[engine](request(), TOKENIZER.decode_one)
+    with pytest.raises(UpstreamError, match="aborted the request"):
+        decoder.decode(event)
+
+
+@pytest.mark.parametrize("engine", DECODERS)
+def test_a_stream_without_a_finish_is_an_upstream_error(engine: str) -> None:
+    decoder = DECODERS[engine](request(), TOKENIZER.decode_one)
+    with pytest.raises(UpstreamError, match=f"upstream {engine} ended the stream without a finish reason"):
+        decoder.finish()
+
+
+@pytest.mark.parametrize("engine, last", [
+    ("vllm", {"choices": [{"text": "!", "token_ids": [9], "finish_reason": "stop", "stop_reason": "END"}]}),
+    ("llamacpp", {"content": "!", "tokens": [9], "stop": True, "stop_type": "word", "stopping_word": "END"}),
+    ("vllm", {"choices": [{"text": "!", "token_ids": [9], "finish_reason": "length"}]}),
+    ("sglang", {"text": "!", "output_ids": [9], "meta_info": {"finish_reason": {"type": "length"}}}),
+    ("lmdeploy", {"text": "!", "output_ids": [9], "meta_info": {"finish_reason": {"type": "length"}}}),
+    ("llamacpp", {"content": "!", "tokens": [9], "stop": True, "stop_type": "limit"}),
+])
+def test_finish_reason_and_stop_sequence(engine: str, last: dict) -> None:
+    chunks, _ = decoded(engine, [last], request(stop=["END"]))
+    [final] = chunks
+    expected = ("stop", "END") if "END" in json.dumps(last) else ("length", None)
+    assert (final.text, final.token_ids, final.finish_reason, final.stop_sequence) == ("!", [9], *expected)
+
+
+# ---- logprobs, in each engine's shape ----------------------------------------------------------
+
+
+def entry(token: str, logprob: float, top: list[tuple[str, float]]) -> dict:
+    return {"token": token, "logprob": logprob, "bytes": list(token.encode()),
+            "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top]}
+
+
+LOGPROB_EVENTS = {
+    "vllm": [{"choices": [{"text": "Hé", "token_ids": [1], "finish_reason": "stop", "logprobs": {
+        "tokens": ["Hé"], "token_logprobs": [-0.5], "top_logprobs": [{"x": -2.0, "Hé": -0.5, "y": -3.0}]}}]}],
+    "sglang": [{"text": "Hé", "output_ids": [1], "meta_info": {
+        "finish_reason": {"type": "length"}, "output_token_logprobs": [[-0.5, 1, "Hé"]],
+        "output_top_logprobs": [[[-0.5, 1, "Hé"], [-2.0, 2, "x"], [-3.0, 3, "y"]]]}}],
+    "llamacpp": [{"content": "Hé", "tokens": [1], "stop": True, "stop_type": "limit", "completion_probabilities": [
+        {"token": "Hé", "logprob": -0.5, "top_logprobs": [{"token": "Hé", "logprob": -0.5},
+                                                         {"token": "x", "logprob": -2.0},
+                                                         {"token": "y", "logprob": -3.0}]}]}],
+}
+
+
+@pytest.mark.parametrize("engine", LOGPROB_EVENTS)
+def test_logprobs_become_openai_entries_cut_to_top_logprobs(engine: str) -> None:
+    chunks, _ = decoded(engine, LOGPROB_EVENTS[engine], request(logprobs=True, top_logprobs=2))
+    assert chunks[-1].logprobs == [entry("Hé", -0.5, [("Hé", -0.5), ("x", -2.0)])]
+    chunks, _ = decoded(engine, LOGPROB_EVENTS[engine], request())
+    assert chunks[-1].logprobs is None  # not asked for
+
+
+def test_sglang_cumulative_logprobs_are_sent_once() -> None:
+    events = [{"text": "a", "output_ids": [1], "meta_info": {"output_token_logprobs": [[-1.0, 1, "a"]]}},
+              {"text": "ab", "output_ids": [1, 2], "meta_info": {
+                  "completion_tokens": 2, "output_token_logprobs": [[-1.0, 1, "a"], [-2.0, 2, "b"]],
+                  "finish_reason": {"type": "stop"}}}]
+    chunks, _ = decoded("sglang", events, request(logprobs=True, top_logprobs=0))
+    assert [c.logprobs for c in chunks] == [[entry("a", -1.0, [])], [entry("b", -2.0, [])]]
+
+
+def test_lmdeploy_logprobs_take_the_event_text_or_each_tokens_own() -> None:
+    one = {"text": "Hé", "output_ids": [1], "meta_info": {"output_token_logprobs": [[-0.5, 1]]}}
+    two = {"text": "ab", "output_ids": [2, 3], "meta_info": {"output_token_logprobs": [[-1.0, 2], [-2.0, 3]],
+                                                              "finish_reason": "stop"}}
+    chunks, _ = decoded("lmdeploy", [one, two], request(logprobs=True, top_logprobs=1),
+                        token_text={2: "a", 3: "b"}.get)
+    assert [c.logprobs for c in chunks] == [[entry("Hé", -0.5, [])], [entry("a", -1.0, []), entry("b", -2.0, [])]]
