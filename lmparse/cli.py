@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from .factory import create_parser
 from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager

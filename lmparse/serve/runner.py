@@ -14,7 +14,7 @@ construction.
 from __future__ import annotations
 
 import time
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from ..messages import DeltaMessage
 from ..response.base import ResponseParser

@@ -10,8 +10,9 @@ with Anthropic's error types; every other path answers OpenAI's ``{"error": {"me
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Callable, Mapping
+from typing import Any
 
 import orjson
 from starlette.responses import Response

@@ -8,8 +8,8 @@ from typing import Any
 from ..request import ParserRequest, normalize_request
 from .errors import RequestError
 
-__all__ = ["require", "optional_int", "optional_bool", "optional_str", "stop_list", "check_tool_schemas", "check_schema",
-           "arguments_json", "parser_request", "joined_text"]
+__all__ = ["require", "optional_int", "optional_bool", "optional_str", "stop_list", "check_tool_schemas",
+           "check_schema", "arguments_json", "parser_request", "joined_text"]
 
 
 def require(condition: bool, message: str, param: str) -> None:

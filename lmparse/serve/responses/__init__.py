@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import AsyncIterator
 
 from ..runner import ChatRunner
 from .events import ResponseBuilder, sse

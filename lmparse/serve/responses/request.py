@@ -245,7 +245,8 @@ def parse_request(body: Any, default_model: str, signer: Signer,
                                     "tool_choice": chat_tool_choice(body.get("tool_choice"), opts.tools, names)}
     effort, opts.summary = _reasoning(body.get("reasoning"))
     kwargs = body.get("chat_template_kwargs")
-    require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object", "chat_template_kwargs")
+    require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object",
+            "chat_template_kwargs")
     for switch in ("enable_thinking", "thinking"):
         value = (kwargs or {}).get(switch)
         require(value is None or isinstance(value, bool), f"chat_template_kwargs.{switch} must be a boolean, got "
