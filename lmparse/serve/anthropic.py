@@ -16,7 +16,7 @@ import re
 import secrets
 from contextlib import aclosing
 from typing import Any
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import jiter
 import orjson
@@ -359,10 +359,9 @@ def _message_id() -> str:
     return "msg_" + secrets.token_hex(12)
 
 
-async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncIterator[bytes]:
-    start = {"id": _message_id(), "type": "message", "role": "assistant", "model": opts.model, "content": [],
-             "stop_reason": None, "stop_sequence": None,
-             "usage": _usage(runner, 0)}
+async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncGenerator[bytes, None]:
+    start: dict[str, Any] = {"id": _message_id(), "type": "message", "role": "assistant", "model": opts.model,
+                             "content": [], "stop_reason": None, "stop_sequence": None, "usage": _usage(runner, 0)}
     yield _event("message_start", {"type": "message_start", "message": start})
     yield _event("ping", {"type": "ping"})
     blocks = _Blocks(opts.signer)

@@ -13,7 +13,7 @@ import secrets
 import time
 from contextlib import aclosing
 from typing import Any
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import orjson
 
@@ -175,7 +175,7 @@ def _ids() -> tuple[str, int]:
     return "chatcmpl-" + secrets.token_hex(12), int(time.time())
 
 
-async def stream_response(runner: ChatRunner, opts: OpenAIOptions) -> AsyncIterator[bytes]:
+async def stream_response(runner: ChatRunner, opts: OpenAIOptions) -> AsyncGenerator[bytes, None]:
     """SSE bytes of one response."""
     rid, created = _ids()
     head = orjson.dumps({"id": rid, "object": "chat.completion.chunk", "created": created, "model": opts.model})

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from ..runner import ChatRunner
@@ -28,7 +28,7 @@ def _keep(builder: ResponseBuilder, opts: ResponsesOptions, response: dict) -> N
         opts.store.put(builder.id, opts.previous_response_id, opts.new_messages + [builder.turn()], response)
 
 
-async def stream_response(runner: ChatRunner, opts: ResponsesOptions) -> AsyncIterator[bytes]:
+async def stream_response(runner: ChatRunner, opts: ResponsesOptions) -> AsyncGenerator[bytes, None]:
     builder = ResponseBuilder(opts, emit=True)
     builder.start()
     for event in builder.take():
