@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test test-agents bench serve
+.PHONY: venv testdata test lint test-agents bench serve
 
 venv: $(STAMP)
 
@@ -21,6 +21,11 @@ testdata: venv
 # pytest exits 5 when it collects no test: not a failure here.
 test: venv testdata
 	$(PYTHON) -m pytest -q || test $$? -eq 5
+
+# ruff for bugs and style, mypy --strict for the core (lmparse/ outside serve/); config in pyproject.toml.
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 # Real agent clients (Claude Code, Codex, Qwen Code, opencode from npm; llm from PyPI), pinned in
 # tests/agents/ and installed once under ~/.cache/lmparse/agents, each run against `lmparse serve`

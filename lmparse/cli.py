@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 from .factory import create_parser
 from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
@@ -56,10 +57,10 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def _request(args: argparse.Namespace) -> dict | None:
+def _request(args: argparse.Namespace) -> dict[str, Any] | None:
     if args.tools is None and args.tool_choice is None and args.thinking is None:
         return None
-    request: dict = {}
+    request: dict[str, Any] = {}
     if args.tools is not None:
         with open(args.tools, encoding="utf-8") as fh:
             request["tools"] = json.load(fh)
@@ -73,7 +74,7 @@ def _request(args: argparse.Namespace) -> dict | None:
     return request
 
 
-def _run_parse(text: str, args: argparse.Namespace, request: dict | None, out) -> None:
+def _run_parse(text: str, args: argparse.Namespace, request: dict[str, Any] | None, out: TextIO) -> None:
     parser = create_parser(
         tool_parser=args.tool_parser,
         reasoning_parser=args.reasoning_parser,

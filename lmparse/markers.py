@@ -9,7 +9,7 @@ longest marker: nothing already passed is searched again.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["MarkerSet", "held_prefix_start", "WHITESPACE"]
 
@@ -47,7 +47,7 @@ class MarkerSet:
     def __bool__(self) -> bool:
         return bool(self.markers)
 
-    def search(self, text: str, pos: int) -> "re.Match[str] | None":
+    def search(self, text: str, pos: int) -> re.Match[str] | None:
         return self._pattern.search(text, pos) if self._pattern is not None else None
 
     def held_start(self, text: str, start: int = 0) -> int:

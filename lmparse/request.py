@@ -6,7 +6,8 @@ attributes).  Configuration errors raise ``ValueError`` naming the offending fie
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["ParserRequest", "normalize_request"]
 
@@ -41,7 +42,7 @@ class ParserRequest:
         self.thinking = thinking  # None when the request does not say
 
     @classmethod
-    def accept_all(cls) -> "ParserRequest":
+    def accept_all(cls) -> ParserRequest:
         """No request: nothing to filter by, every tool name is accepted."""
         return cls(tools={}, tool_choice="auto", forced_name=None, allowed_names=None, thinking=None)
 
@@ -104,7 +105,8 @@ def _normalize_choice(
     if kind == "function":
         name = _named(raw, "tool_choice")
         if name not in tools:
-            raise ValueError(f"tool_choice names tool {name!r}, which is not in tools ({', '.join(sorted(tools)) or 'none'})")
+            known = ", ".join(sorted(tools)) or "none"
+            raise ValueError(f"tool_choice names tool {name!r}, which is not in tools ({known})")
         return "required", name, frozenset((name,))
     if kind == "allowed_tools":
         spec = _get(raw, "allowed_tools")

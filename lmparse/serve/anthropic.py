@@ -15,7 +15,8 @@ import logging
 import re
 import secrets
 from contextlib import aclosing
-from typing import Any, AsyncIterator
+from typing import Any
+from collections.abc import AsyncGenerator
 
 import jiter
 import orjson
@@ -57,8 +58,8 @@ def _convert_message(raw: Any, i: int, signer: Signer) -> list[dict]:
     path = f"messages[{i}]"
     require(isinstance(raw, dict), f"{path} must be an object", path)
     role = raw.get("role")
-    require(role in ("user", "assistant", "system"), f"{path}.role must be 'user', 'assistant' or 'system'; got {role!r}",
-            f"{path}.role")
+    require(role in ("user", "assistant", "system"),
+            f"{path}.role must be 'user', 'assistant' or 'system'; got {role!r}", f"{path}.role")
     content = raw.get("content")
     if role == "system":  # a system turn anywhere (Claude Code's mid-conversation system beta)
         return [{"role": "system", "content": anthropic_text(content, f"{path}.content")}]
@@ -141,7 +142,8 @@ def _tools(raw: Any) -> tuple[list[dict], list[str]]:
         require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
         schema = tool.get("input_schema")
         require(isinstance(schema, dict), f"{path}.input_schema must be a JSON schema object", f"{path}.input_schema")
-        require(schema.get("type") == "object", f"{path}.input_schema.type must be 'object'", f"{path}.input_schema.type")
+        require(schema.get("type") == "object", f"{path}.input_schema.type must be 'object'",
+                f"{path}.input_schema.type")
         props = schema.get("properties")
         require(props is None or isinstance(props, dict), f"{path}.input_schema.properties must be an object",
                 f"{path}.input_schema.properties")
@@ -357,10 +359,9 @@ def _message_id() -> str:
     return "msg_" + secrets.token_hex(12)
 
 
-async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncIterator[bytes]:
-    start = {"id": _message_id(), "type": "message", "role": "assistant", "model": opts.model, "content": [],
-             "stop_reason": None, "stop_sequence": None,
-             "usage": _usage(runner, 0)}
+async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncGenerator[bytes, None]:
+    start: dict[str, Any] = {"id": _message_id(), "type": "message", "role": "assistant", "model": opts.model,
+                             "content": [], "stop_reason": None, "stop_sequence": None, "usage": _usage(runner, 0)}
     yield _event("message_start", {"type": "message_start", "message": start})
     yield _event("ping", {"type": "ping"})
     blocks = _Blocks(opts.signer)
@@ -377,7 +378,8 @@ async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncIt
         return
     blocks.close(events)
     reason, sequence = _stop_reason(runner)
-    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": sequence},
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": reason, "stop_sequence": sequence},
                                      "usage": _usage(runner, runner.usage.completion_tokens)}))
     events.append(("message_stop", {"type": "message_stop"}))
     yield b"".join(_event(name, data) for name, data in events)

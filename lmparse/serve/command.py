@@ -137,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     if engine == "simulated":
         if args.upstream:
             raise ValueError("--upstream needs --engine vllm|sglang|lmdeploy|llamacpp")
-        bindings = [simulated_binding(f, args.token_rate, args.reasoning_field, n) for f, n in zip(families, names)]
+        bindings = [simulated_binding(f, args.token_rate, args.reasoning_field, n)
+                    for f, n in zip(families, names, strict=True)]
     else:
         if not args.upstream:
             raise ValueError(f"--engine {engine} needs --upstream URL")

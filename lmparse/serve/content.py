@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .validate import require
+from .validate import checked, require
 
 __all__ = ["anthropic_text", "anthropic_blocks_text", "openai_text", "placeholder", "human_size"]
 
@@ -93,13 +93,11 @@ class _Joiner:
 
 
 def _anthropic_source(block: dict, kind: str, path: str) -> str:
-    source = block.get("source")
-    require(isinstance(source, dict), f"{path}.source must be an object", f"{path}.source")
+    source = checked(block.get("source"), dict, f"{path}.source must be an object", f"{path}.source")
     stype = source.get("type")
     title = block.get("title") if isinstance(block.get("title"), str) else None
     if stype == "base64":
-        data = source.get("data")
-        require(isinstance(data, str), f"{path}.source.data must be a base64 string", f"{path}.source.data")
+        data = checked(source.get("data"), str, f"{path}.source.data must be a base64 string", f"{path}.source.data")
         media = source.get("media_type") if isinstance(source.get("media_type"), str) else None
         return placeholder(kind, title, media, human_size(_base64_size(data)))
     if stype == "url":
@@ -113,11 +111,12 @@ def _anthropic_source(block: dict, kind: str, path: str) -> str:
 
 def _document(block: dict, path: str, out: _Joiner, depth: int) -> None:
     source = block.get("source")
-    stype = source.get("type") if isinstance(source, dict) else None
+    if not isinstance(source, dict):
+        source = {}  # no type: _anthropic_source below reports it
+    stype = source.get("type")
     title = block.get("title") if isinstance(block.get("title"), str) else None
     if stype == "text":
-        data = source.get("data")
-        require(isinstance(data, str), f"{path}.source.data must be a string", f"{path}.source.data")
+        data = checked(source.get("data"), str, f"{path}.source.data must be a string", f"{path}.source.data")
         out.line(placeholder("document", title))
         out.text(data)
     elif stype == "content":
@@ -211,9 +210,8 @@ def openai_text(content: Any, path: str) -> str:
                 out.line(placeholder("image", f"file {file_id}"))
         elif kind == "input_audio":
             spec = part.get("input_audio", part)
-            data = spec.get("data") if isinstance(spec, dict) else None
-            require(isinstance(data, str), f"{ppath}.input_audio.data must be a base64 string",
-                    f"{ppath}.input_audio.data")
+            data = checked(spec.get("data") if isinstance(spec, dict) else None, str,
+                           f"{ppath}.input_audio.data must be a base64 string", f"{ppath}.input_audio.data")
             out.line(placeholder("audio", spec.get("format"), human_size(_base64_size(data))))
         elif kind == "file":
             out.line(_file_placeholder(part.get("file"), f"{ppath}.file"))

@@ -26,7 +26,7 @@ class Family:
     description: str = ""
 
     def with_parsers(self, tool: str | None = None, reasoning: str | None = None,
-                     response: str | None = None) -> "Family":
+                     response: str | None = None) -> Family:
         """This family with explicitly chosen parsers (``""`` turns one off)."""
         return replace(
             self,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 __all__ = ["Metrics"]
 
@@ -24,7 +24,7 @@ _HELP = {
 class Metrics:
     def __init__(self) -> None:
         self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
-        self._collectors: list[Callable[[], Iterable[tuple[str, str, float]]]] = []
+        self._collectors: list[Callable[[], Iterable[tuple[str, str, dict[str, str], float]]]] = []
 
     def inc(self, name: str, amount: float = 1, **labels: str) -> None:
         key = (name, tuple(sorted(labels.items())))
@@ -38,13 +38,13 @@ class Metrics:
         self._collectors.append(collect)
 
     def render(self) -> str:
-        families: dict[str, tuple[str, str, list]] = {
+        families: dict[str, tuple[str, str, list[tuple[tuple[tuple[str, str], ...], float]]]] = {
             name: (kind, text, []) for name, (kind, text) in _HELP.items()}
         for (name, labels), value in self._values.items():
             families[name][2].append((labels, value))
         for collect in self._collectors:
-            for name, text, labels, value in collect():
-                families.setdefault(name, ("counter", text, []))[2].append((tuple(sorted(labels.items())), value))
+            for name, text, label_map, value in collect():
+                families.setdefault(name, ("counter", text, []))[2].append((tuple(sorted(label_map.items())), value))
         lines: list[str] = []
         for name, (kind, text, samples) in families.items():
             lines += [f"# HELP {name} {text}", f"# TYPE {name} {kind}"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 import fnmatch
 import re
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["ModelNames", "openai_model", "anthropic_model", "is_pattern"]
 

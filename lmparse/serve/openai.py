@@ -12,7 +12,8 @@ from __future__ import annotations
 import secrets
 import time
 from contextlib import aclosing
-from typing import Any, AsyncIterator
+from typing import Any
+from collections.abc import AsyncGenerator
 
 import orjson
 
@@ -64,7 +65,8 @@ def response_format(raw: Any, path: str = "response_format") -> dict | None:
         return None
     if kind == "json_object":
         return {"type": "json_object"}
-    require(kind == "json_schema", f"{path}.type must be text, json_object or json_schema; got {kind!r}", f"{path}.type")
+    require(kind == "json_schema", f"{path}.type must be text, json_object or json_schema; got {kind!r}",
+            f"{path}.type")
     spec = raw.get("json_schema")
     require(isinstance(spec, dict) and isinstance(spec.get("schema", {}), dict),
             f"{path}.json_schema must be an object with a JSON schema in schema", f"{path}.json_schema")
@@ -173,7 +175,7 @@ def _ids() -> tuple[str, int]:
     return "chatcmpl-" + secrets.token_hex(12), int(time.time())
 
 
-async def stream_response(runner: ChatRunner, opts: OpenAIOptions) -> AsyncIterator[bytes]:
+async def stream_response(runner: ChatRunner, opts: OpenAIOptions) -> AsyncGenerator[bytes, None]:
     """SSE bytes of one response."""
     rid, created = _ids()
     head = orjson.dumps({"id": rid, "object": "chat.completion.chunk", "created": created, "model": opts.model})

@@ -14,7 +14,7 @@ construction.
 from __future__ import annotations
 
 import time
-from typing import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from ..messages import DeltaMessage
 from ..response.base import ResponseParser
@@ -101,14 +101,15 @@ class ChatRunner:
         # no ids to count with (stand-in ids are never given to an id-driven parser).
         self._reasoning_chunk_tokens = 0
 
-    async def run(self) -> AsyncIterator[RunnerDelta]:
+    async def run(self) -> AsyncGenerator[RunnerDelta, None]:
         """The deltas of the response; the last one carries the finish reason.
         Use it under ``contextlib.aclosing`` so an early exit closes the engine now."""
         stream = self._stream
         ids_to_parser = stream.parser_token_ids
         try:
             async for chunk in stream:
-                final = chunk.finish_reason is not None
+                finish = chunk.finish_reason
+                final = finish is not None
                 ids = chunk.token_ids
                 out = self._parse(chunk.text, ids if ids_to_parser else None, final)
                 count = len(ids) if ids is not None else 1 if chunk.text else 0
@@ -116,9 +117,9 @@ class ChatRunner:
                 if out and all(d.message.reasoning_content is not None and d.message.content is None
                                and not d.has_tool_calls for d in out):
                     self._reasoning_chunk_tokens += count
-                if final:
+                if finish is not None:
                     self.stop_sequence = chunk.stop_sequence
-                    self._finish(chunk.finish_reason)
+                    self._finish(finish)
                 if out or ids or chunk.logprobs or final:
                     if not out:
                         out = [RunnerDelta(DeltaMessage(), False)]  # metadata only
@@ -157,7 +158,7 @@ class ChatRunner:
         """Count calls, and make each call's first argument fragment start at ``{``: SDKs
         parse the accumulated arguments as partial JSON and reject leading whitespace."""
         started = self._args_started
-        for call in message.tool_calls:
+        for call in message.tool_calls or ():
             if call.id is not None:
                 self.tool_calls += 1
             fn = call.function

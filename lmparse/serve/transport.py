@@ -10,8 +10,9 @@ with Anthropic's error types; every other path answers OpenAI's ``{"error": {"me
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Callable, Mapping
+from typing import Any
 
 import orjson
 from starlette.responses import Response
@@ -53,7 +54,7 @@ class EventStream:
     The body is pumped in one task while another waits for ``http.disconnect``; a
     disconnect cancels the pump, which closes the chain of generators down to the engine."""
 
-    def __init__(self, chunks: AsyncIterator[bytes], on_close: Callable[[], None] | None = None,
+    def __init__(self, chunks: AsyncGenerator[bytes, None], on_close: Callable[[], None] | None = None,
                  headers: Mapping[str, str] | None = None) -> None:
         self._chunks = chunks
         self._on_close = on_close
@@ -92,7 +93,7 @@ class EventStream:
             raise error
 
 
-async def closing_stream(chunks: AsyncIterator[bytes], stream: Any) -> AsyncIterator[bytes]:
+async def closing_stream(chunks: AsyncGenerator[bytes, None], stream: Any) -> AsyncGenerator[bytes, None]:
     """``chunks``, then close the engine stream even if the body never started iterating."""
     try:
         async with aclosing(chunks) as body:

@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from ..request import ParserRequest, normalize_request
 from .errors import RequestError
 
-__all__ = ["require", "optional_int", "optional_bool", "optional_str", "stop_list", "check_tool_schemas", "check_schema",
-           "arguments_json", "parser_request", "joined_text"]
+__all__ = ["require", "checked", "optional_int", "optional_bool", "optional_str", "stop_list", "check_tool_schemas",
+           "check_schema", "arguments_json", "parser_request", "joined_text"]
 
 
-def require(condition: bool, message: str, param: str) -> None:
+def require(condition: object, message: str, param: str | None) -> None:
+    """Raise RequestError unless ``condition`` is truthy; ``param`` None: named from the message."""
     if not condition:
         raise RequestError(message, param)
+
+
+T = TypeVar("T")
+
+
+def checked(value: object, kind: type[T], message: str, param: str | None) -> T:
+    """``value`` if it is a ``kind``, else the RequestError: ``require`` that also narrows the type."""
+    if not isinstance(value, kind):
+        raise RequestError(message, param)
+    return value
 
 
 def joined_text(content: Any, path: str, noun: str) -> str:
@@ -78,7 +90,7 @@ def stop_list(value: Any, field: str) -> list[str]:
     return value
 
 
-def check_tool_schemas(tools: list[dict], field: str, schema_key: str = "parameters") -> None:
+def check_tool_schemas(tools: Iterable[object], field: str, schema_key: str = "parameters") -> None:
     """The parts of each tool's JSON schema the parsers rely on (type object, properties map)."""
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict):

@@ -108,7 +108,7 @@ class JsonValueScanner:
                 self.done = True
             return pos
         if kind == _SCALAR_KIND:
-            pos = _SCALAR.match(text, pos).end()
+            pos = _SCALAR.match(text, pos).end()  # type: ignore[union-attr]  # matches empty: never None
             if pos < n or final:
                 self.done = True
             return pos
@@ -120,7 +120,7 @@ class JsonValueScanner:
             if self.in_string:
                 pos = self._scan_string(text, pos, n)
                 continue
-            pos = _OUTSIDE.match(text, pos).end()
+            pos = _OUTSIDE.match(text, pos).end()  # type: ignore[union-attr]  # matches empty: never None
             if pos >= n:
                 break
             c = text[pos]

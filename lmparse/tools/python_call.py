@@ -37,7 +37,7 @@ class CallScanner:
                 if self.quote:
                     break
                 continue
-            pos = _CODE.match(text, pos).end()
+            pos = _CODE.match(text, pos).end()  # type: ignore[union-attr]  # matches empty: never None
             if pos == n:
                 break
             c = text[pos]
@@ -98,7 +98,7 @@ def call_arguments(source: str) -> tuple[str | None, str]:
     return "{" + ", ".join(pairs) + "}", ""
 
 
-def python_literal(value) -> str:
+def python_literal(value: object) -> str:
     """Python source of a JSON value; a JSON string literal reads the same in Python."""
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)

@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import AsyncIterator
 
 from ..runner import ChatRunner
 from .events import ResponseBuilder, sse
@@ -28,7 +28,7 @@ def _keep(builder: ResponseBuilder, opts: ResponsesOptions, response: dict) -> N
         opts.store.put(builder.id, opts.previous_response_id, opts.new_messages + [builder.turn()], response)
 
 
-async def stream_response(runner: ChatRunner, opts: ResponsesOptions) -> AsyncIterator[bytes]:
+async def stream_response(runner: ChatRunner, opts: ResponsesOptions) -> AsyncGenerator[bytes, None]:
     builder = ResponseBuilder(opts, emit=True)
     builder.start()
     for event in builder.take():

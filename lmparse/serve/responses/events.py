@@ -183,7 +183,7 @@ class ResponseBuilder:
         item, index, text = opened.item, opened.index, "".join(opened.parts)
         item_id = item["id"]
         if opened.kind == "reasoning":
-            part = {"type": "reasoning_text", "text": text}
+            part: dict[str, Any] = {"type": "reasoning_text", "text": text}
             item["content"] = [part]
             self._event("response.reasoning_text.done", item_id=item_id, output_index=index, content_index=0,
                         text=text)
@@ -203,7 +203,7 @@ class ResponseBuilder:
             self._event("response.output_text.done", item_id=item_id, output_index=index, content_index=0,
                         text=text, logprobs=opened.logprobs)
             self._event("response.content_part.done", item_id=item_id, output_index=index, content_index=0, part=part)
-        elif opened.kind == "custom_tool_call":
+        elif opened.custom is not None:  # a custom_tool_call item
             item["input"] = final_input(text, opened.custom)
             self._event("response.custom_tool_call_input.done", item_id=item_id, output_index=index,
                         input=item["input"])

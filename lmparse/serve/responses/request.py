@@ -22,7 +22,7 @@ from ..content import openai_text
 from ..engines.base import GenerationRequest, assistant_message
 from ..errors import RequestError
 from ..signing import Signer
-from ..validate import arguments_json, optional_bool, optional_int, optional_str, parser_request, require
+from ..validate import arguments_json, checked, optional_bool, optional_int, optional_str, parser_request, require
 from .store import ResponseStore
 from .tools import ToolMap, chat_tool_choice, offered_tools
 
@@ -96,12 +96,13 @@ class _Turns:
         self._reasoning.append(text)
 
     def call(self, call_id: str, name: str, arguments: str) -> None:
-        self._open()
-        self._calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}})
+        self._open().append({"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}})
 
-    def _open(self) -> None:
+    def _open(self) -> list[dict]:
+        """The open assistant turn's calls, opening the turn if none is."""
         if self._calls is None:
             self._calls = []
+        return self._calls
 
     @property
     def messages(self) -> list[dict]:
@@ -124,10 +125,12 @@ def _reasoning_text(item: dict, path: str, signer: Signer) -> str | None:
     return None
 
 
-def _call_id(item: dict, path: str) -> str:
-    call_id = item.get("call_id")
-    require(isinstance(call_id, str) and call_id, f"{path}.call_id must be a non-empty string", f"{path}.call_id")
-    return call_id
+def _nonempty_str(item: dict, field: str, path: str) -> str:
+    """``item[field]``, refused unless it is a non-empty string."""
+    message = f"{path}.{field} must be a non-empty string"
+    value = checked(item.get(field), str, message, f"{path}.{field}")
+    require(value, message, f"{path}.{field}")
+    return value
 
 
 def _item(item: Any, path: str, turns: _Turns, tool_map: ToolMap, signer: Signer,
@@ -148,27 +151,25 @@ def _item(item: Any, path: str, turns: _Turns, tool_map: ToolMap, signer: Signer
         else:
             turns.add({"role": "system" if role == "developer" else role, "content": text})
     elif kind == "reasoning":
-        text = _reasoning_text(item, path, signer)
-        if text:
-            turns.reasoning(text)
+        reasoning = _reasoning_text(item, path, signer)
+        if reasoning:
+            turns.reasoning(reasoning)
     elif kind == "function_call":
-        name = item.get("name")
-        require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
+        name = _nonempty_str(item, "name", path)
         namespace = item.get("namespace") if isinstance(item.get("namespace"), str) else None
         arguments = arguments_json(item.get("arguments", "{}"), f"{path}.arguments")
-        turns.call(_call_id(item, path), tool_map.flat(name, namespace), arguments)
+        turns.call(_nonempty_str(item, "call_id", path), tool_map.flat(name, namespace), arguments)
     elif kind == "custom_tool_call":
-        name = item.get("name")
-        require(isinstance(name, str) and name, f"{path}.name must be a non-empty string", f"{path}.name")
+        name = _nonempty_str(item, "name", path)
         value = item.get("input", "")
         require(isinstance(value, str), f"{path}.input must be a string", f"{path}.input")
         namespace = item.get("namespace") if isinstance(item.get("namespace"), str) else None
-        turns.call(_call_id(item, path), tool_map.flat(name, namespace),
+        turns.call(_nonempty_str(item, "call_id", path), tool_map.flat(name, namespace),
                    json.dumps({"input": value}, ensure_ascii=False))
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
         text = openai_text(output, f"{path}.output") if output is not None else ""
-        turns.add({"role": "tool", "tool_call_id": _call_id(item, path), "content": text})
+        turns.add({"role": "tool", "tool_call_id": _nonempty_str(item, "call_id", path), "content": text})
     elif kind in _HOSTED_ITEMS:
         logger.debug("%s: a %s item is left out of the prompt", path, kind)
     else:
@@ -245,7 +246,8 @@ def parse_request(body: Any, default_model: str, signer: Signer,
                                     "tool_choice": chat_tool_choice(body.get("tool_choice"), opts.tools, names)}
     effort, opts.summary = _reasoning(body.get("reasoning"))
     kwargs = body.get("chat_template_kwargs")
-    require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object", "chat_template_kwargs")
+    require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object",
+            "chat_template_kwargs")
     for switch in ("enable_thinking", "thinking"):
         value = (kwargs or {}).get(switch)
         require(value is None or isinstance(value, bool), f"chat_template_kwargs.{switch} must be a boolean, got "
@@ -267,14 +269,15 @@ def parse_request(body: Any, default_model: str, signer: Signer,
             "previous_response_id")
     history: list[dict] = []
     if previous is not None:
+        found: list[dict] | None
         try:
-            history = store.conversation(previous) if store is not None else None
+            found = store.conversation(previous) if store is not None else None
         except KeyError as exc:
-            history = None
+            found = None
             if exc.args and exc.args[0] != previous:
                 raise RequestError(f"Previous response with id {exc.args[0]!r} (an ancestor of {previous!r}) "
                                    "not found.", "previous_response_id") from None
-        require(history is not None, f"Previous response with id {previous!r} not found.", "previous_response_id")
+        history = checked(found, list, f"Previous response with id {previous!r} not found.", "previous_response_id")
         opts.previous_response_id = previous
 
     raw_input = body.get("input")

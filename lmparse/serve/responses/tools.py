@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..validate import check_schema, require
+from ..validate import check_schema, checked, require
 
 __all__ = ["ToolMap", "offered_tools", "chat_tool_choice", "NAMESPACE_SEPARATOR"]
 
@@ -53,7 +53,9 @@ class ToolMap:
 
 def _custom_function(tool: dict, name: str) -> dict:
     """A custom (free-form) tool offered as a function taking one string, ``input``."""
-    description = tool.get("description") if isinstance(tool.get("description"), str) else ""
+    description = tool.get("description")
+    if not isinstance(description, str):
+        description = ""
     fmt = tool.get("format")
     if isinstance(fmt, dict) and fmt.get("type") == "grammar" and isinstance(fmt.get("definition"), str):
         syntax = fmt.get("syntax") or "lark"
@@ -129,9 +131,10 @@ def chat_tool_choice(raw: Any, tool_map: ToolMap, names: list[str]) -> Any:
         require(isinstance(listed, list) and listed, "tool_choice.tools must be a non-empty list", "tool_choice.tools")
         allowed = []
         for i, tool in enumerate(listed):
-            name = tool.get("name") if isinstance(tool, dict) else None
-            require(isinstance(name, str) and tool_map.kind_of(name) is not None,
-                    f"tool_choice.tools[{i}] must name a function or custom tool in tools", f"tool_choice.tools[{i}]")
+            unnamed = f"tool_choice.tools[{i}] must name a function or custom tool in tools"
+            param = f"tool_choice.tools[{i}]"
+            name = checked(tool.get("name") if isinstance(tool, dict) else None, str, unnamed, param)
+            require(tool_map.kind_of(name) is not None, unnamed, param)
             allowed.append({"type": "function", "function": {"name": tool_map.flat(name)}})
         return {"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": allowed}}
     require(False, f"tool_choice forces the hosted tool {kind!r}, which a local model cannot run", "tool_choice.type")
