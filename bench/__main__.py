@@ -23,7 +23,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Sequence
 
 from .fixtures import CALL_CONTENT, FIXTURE_KINDS, Call, build_call, build_reply, chunk_label, split_chunks
 from .peers import PeerRun, run_lmdeploy, run_lmdeploy_calls, vllm_hermes

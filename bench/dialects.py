@@ -10,7 +10,8 @@ peer runners receive the rendered replies in their job.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
+from collections.abc import Callable
 
 from lmparse import create_parser
 from lmparse.registry import ToolParserManager

@@ -10,7 +10,8 @@ as a server would after sending them.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from lmparse import create_parser
 from lmparse.messages import DeltaMessage

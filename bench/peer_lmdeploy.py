@@ -36,7 +36,8 @@ import signal
 import sys
 import time
 import types
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from .fixtures import (
     QWEN_SPECIAL_TOKENS,

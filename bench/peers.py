@@ -12,7 +12,8 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable
 
 from .timing import Settings
 

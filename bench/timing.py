@@ -12,7 +12,8 @@ from __future__ import annotations
 import gc
 import math
 import time
-from typing import Callable, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
+from collections.abc import Callable
 
 __all__ = ["Settings", "Timing", "best_of", "record"]
 

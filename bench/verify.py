@@ -9,7 +9,8 @@ applies to peer implementations' delta objects.  Standard library only.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from .fixtures import CallReply, Reply
 

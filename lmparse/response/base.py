@@ -24,7 +24,7 @@ folded: there is no second grammar.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..markers import WHITESPACE, MarkerSet
 from ..messages import DeltaMessage, ParsedMessage

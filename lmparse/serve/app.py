@@ -22,7 +22,8 @@ import logging
 import re
 import time
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable
+from typing import Any
+from collections.abc import AsyncIterator, Callable
 
 import orjson
 from starlette.applications import Starlette

@@ -11,7 +11,8 @@ from __future__ import annotations
 import importlib
 import logging
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ..factory import create_parser
 from ..registry import ReasoningParserManager, ToolParserManager

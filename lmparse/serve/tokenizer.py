@@ -16,7 +16,7 @@ import os
 import re
 import zlib
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 __all__ = ["Tokenizer", "RealTokenizer", "PseudoTokenizer", "testdata_dir", "load_tokenizer"]
 

@@ -17,7 +17,8 @@ offers the chunk to the dialect's ``_feed_run``, which emits it in one step or d
 from __future__ import annotations
 
 import logging
-from typing import Callable, Literal, NamedTuple
+from typing import Literal, NamedTuple
+from collections.abc import Callable
 
 from ..markers import WHITESPACE
 from ..messages import FunctionCall, ToolCall

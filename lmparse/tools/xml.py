@@ -19,7 +19,7 @@ import enum
 import json
 import re
 from json.encoder import encode_basestring
-from typing import Any, Literal, TypeVar, Union
+from typing import Literal, TypeVar, Union
 
 from ..markers import WHITESPACE, MarkerSet
 from .base import Deltas, ToolParser
@@ -48,10 +48,10 @@ _T = TypeVar("_T")
 # A hook's or reader's answer: what it read, None (wait for more text) or MALFORMED.
 Found = Union[_T, None, Malformed]
 # ``(position after the name, name, what follows)``; no name: the payload ends at the position.
-FunctionStep = tuple[int, Union[str, None], Literal["arg_start", "done"]]
+FunctionStep = tuple[int, str | None, Literal["arg_start", "done"]]
 ArgStartStep = tuple[int, Literal["arg_name", "done"]]
 # ``(position of the value, key)``, optionally with the value type the syntax declares.
-ArgNameStep = Union[tuple[int, str], tuple[int, str, Union[Literal["string", "json"], None]]]
+ArgNameStep = Union[tuple[int, str], tuple[int, str, Literal["string", "json"] | None]]
 
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 # How a value is carried into the arguments object.

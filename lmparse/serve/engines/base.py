@@ -10,7 +10,8 @@ SGLang / LMDeploy ``/generate``, llama.cpp ``/completion``) fit the same shape.
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Protocol
+from typing import Protocol
+from collections.abc import AsyncIterator
 
 from ...request import ParserRequest
 
@@ -99,7 +100,7 @@ class EngineStream:
     def bind_usage(self, usage: PromptUsage) -> None:
         """Let the stream correct ``usage.prompt_tokens`` once the engine reports its own."""
 
-    def __aiter__(self) -> "EngineStream":
+    def __aiter__(self) -> EngineStream:
         return self
 
     async def __anext__(self) -> EngineChunk:

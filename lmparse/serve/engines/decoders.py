@@ -11,7 +11,8 @@ raises ``UpstreamError`` if the engine never finished.  An abort the engine repo
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
+from collections.abc import Callable
 
 from ..errors import RequestError
 from .base import EngineChunk, GenerationRequest

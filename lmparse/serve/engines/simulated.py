@@ -10,7 +10,7 @@ The prompt is rendered with the family's chat template for the usage count.
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from ...registry import ReasoningParserManager, ToolParserManager
 from ..families import Family

@@ -27,7 +27,8 @@ closes the upstream HTTP response, which cancels generation upstream.
 from __future__ import annotations
 
 import logging
-from typing import Any, AsyncIterator, Callable, NamedTuple
+from typing import Any, NamedTuple
+from collections.abc import AsyncIterator, Callable
 
 import orjson
 
@@ -70,7 +71,7 @@ class UpstreamStream(EngineStream):
     the app awaits it before the response starts.  ``bind_usage`` lets the stream set
     the prompt token count the upstream reports at the end (vLLM's usage chunk)."""
 
-    def __init__(self, engine: "UpstreamEngine", body: dict[str, Any], decoder: EventDecoder,
+    def __init__(self, engine: UpstreamEngine, body: dict[str, Any], decoder: EventDecoder,
                  prompt_tokens: int) -> None:
         super().__init__(prompt_tokens, self._run())
         self._engine = engine

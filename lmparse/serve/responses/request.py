@@ -241,10 +241,43 @@ def parse_request(body: Any, default_model: str, signer: Signer,
                                "(previous_response_id chains stored responses)", field)
     opts = ResponsesOptions(model, optional_bool(body, "stream"), ToolMap(), signer)
     functions = offered_tools(body.get("tools"), opts.tools, opts.ignored_tools)
+    effort, opts.summary = _reasoning(body.get("reasoning"))
+    parsed = _parser_request(body, functions, opts, effort)
+
+    include = _include(body.get("include"))
+    opts.store = store if optional_bool(body, "store", True) else None
+    opts.encrypted_reasoning = "reasoning.encrypted_content" in include
+    opts.logprobs = "message.output_text.logprobs" in include
+    top = optional_int(body, "top_logprobs", minimum=0, maximum=20) or 0
+
+    previous = body.get("previous_response_id")
+    require(previous is None or isinstance(previous, str), "previous_response_id must be a string",
+            "previous_response_id")
+    history = _history(previous, store)
+    opts.previous_response_id = previous
+    opts.new_messages = _input_turns(body.get("input"), previous, opts, signer, store)
+
+    instructions = body.get("instructions")
+    require(instructions is None or isinstance(instructions, str), "instructions must be a string", "instructions")
+    messages = ([{"role": "system", "content": instructions}] if instructions else []) + history + opts.new_messages
+    max_tokens = optional_int(body, "max_output_tokens")
+    request = GenerationRequest(
+        messages, functions, parsed, max_tokens=max_tokens, logprobs=opts.logprobs, top_logprobs=top,
+        parallel_tool_calls=optional_bool(body, "parallel_tool_calls", True),
+        response_format=_text_format(body.get("text")),
+        reasoning_effort=effort if effort not in (None, "none", "minimal") else None)
+    metadata = body.get("metadata")
+    require(metadata is None or isinstance(metadata, dict), "metadata must be an object", "metadata")
+    opts.echo = _echo(body, request, opts, effort, top, metadata or {})
+    return request, opts
+
+
+def _parser_request(body: dict[str, Any], functions: list[dict[str, Any]], opts: ResponsesOptions,
+                    effort: str | None) -> ParserRequest:
+    """The request as the parsers see it, in the Chat Completions shape."""
     names = [f["function"]["name"] for f in functions]
     openai_shape: dict[str, Any] = {"tools": functions,
                                     "tool_choice": chat_tool_choice(body.get("tool_choice"), opts.tools, names)}
-    effort, opts.summary = _reasoning(body.get("reasoning"))
     kwargs = body.get("chat_template_kwargs")
     require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object",
             "chat_template_kwargs")
@@ -256,31 +289,27 @@ def parse_request(body: Any, default_model: str, signer: Signer,
         openai_shape["chat_template_kwargs"] = kwargs
     elif effort is not None:  # asking for an effort is asking for reasoning; "none" turns it off
         openai_shape["chat_template_kwargs"] = {"enable_thinking": effort not in ("none", "minimal")}
-    parsed: ParserRequest = parser_request(openai_shape)
+    return parser_request(openai_shape)
 
-    include = _include(body.get("include"))
-    opts.store = store if optional_bool(body, "store", True) else None
-    opts.encrypted_reasoning = "reasoning.encrypted_content" in include
-    opts.logprobs = "message.output_text.logprobs" in include
-    top = optional_int(body, "top_logprobs", minimum=0, maximum=20) or 0
 
-    previous = body.get("previous_response_id")
-    require(previous is None or isinstance(previous, str), "previous_response_id must be a string",
-            "previous_response_id")
-    history: list[dict] = []
-    if previous is not None:
-        found: list[dict] | None
-        try:
-            found = store.conversation(previous) if store is not None else None
-        except KeyError as exc:
-            found = None
-            if exc.args and exc.args[0] != previous:
-                raise RequestError(f"Previous response with id {exc.args[0]!r} (an ancestor of {previous!r}) "
-                                   "not found.", "previous_response_id") from None
-        history = checked(found, list, f"Previous response with id {previous!r} not found.", "previous_response_id")
-        opts.previous_response_id = previous
+def _history(previous: str | None, store: ResponseStore | None) -> list[dict]:
+    """The stored conversation ``previous_response_id`` continues (empty without one)."""
+    if previous is None:
+        return []
+    found: list[dict] | None
+    try:
+        found = store.conversation(previous) if store is not None else None
+    except KeyError as exc:
+        found = None
+        if exc.args and exc.args[0] != previous:
+            raise RequestError(f"Previous response with id {exc.args[0]!r} (an ancestor of {previous!r}) "
+                               "not found.", "previous_response_id") from None
+    return checked(found, list, f"Previous response with id {previous!r} not found.", "previous_response_id")
 
-    raw_input = body.get("input")
+
+def _input_turns(raw_input: Any, previous: str | None, opts: ResponsesOptions, signer: Signer,
+                 store: ResponseStore | None) -> list[dict]:
+    """The new turns the request's ``input`` adds, as chat messages."""
     turns = _Turns()
     if isinstance(raw_input, str):
         turns.add({"role": "user", "content": raw_input})
@@ -289,22 +318,15 @@ def parse_request(body: Any, default_model: str, signer: Signer,
                 "input must be a string or a non-empty list of input items", "input")
         for i, item in enumerate(raw_input):
             _item(item, f"input[{i}]", turns, opts.tools, signer, store)
-    opts.new_messages = turns.messages
+    return turns.messages
 
-    instructions = body.get("instructions")
-    require(instructions is None or isinstance(instructions, str), "instructions must be a string", "instructions")
-    messages = ([{"role": "system", "content": instructions}] if instructions else []) + history + turns.messages
-    max_tokens = optional_int(body, "max_output_tokens")
-    request = GenerationRequest(
-        messages, functions, parsed, max_tokens=max_tokens, logprobs=opts.logprobs, top_logprobs=top,
-        parallel_tool_calls=optional_bool(body, "parallel_tool_calls", True),
-        response_format=_text_format(body.get("text")),
-        reasoning_effort=effort if effort not in (None, "none", "minimal") else None)
-    metadata = body.get("metadata")
-    require(metadata is None or isinstance(metadata, dict), "metadata must be an object", "metadata")
-    opts.echo = {
-        "instructions": instructions, "max_output_tokens": max_tokens, "metadata": metadata or {},
-        "parallel_tool_calls": request.parallel_tool_calls, "previous_response_id": previous,
+
+def _echo(body: dict[str, Any], request: GenerationRequest, opts: ResponsesOptions, effort: str | None, top: int,
+          metadata: dict[str, Any]) -> dict[str, Any]:
+    """The request's settings as the response object repeats them."""
+    return {
+        "instructions": body.get("instructions"), "max_output_tokens": request.max_tokens, "metadata": metadata,
+        "parallel_tool_calls": request.parallel_tool_calls, "previous_response_id": opts.previous_response_id,
         "reasoning": {"effort": effort, "summary": (body.get("reasoning") or {}).get("summary")},
         "store": opts.store is not None, "temperature": _number(body, "temperature"),
         "text": body.get("text") or {"format": {"type": "text"}}, "tool_choice": body.get("tool_choice") or "auto",
@@ -312,4 +334,3 @@ def parse_request(body: Any, default_model: str, signer: Signer,
         "truncation": body.get("truncation") or "disabled", "user": body.get("user"),
         "background": False, "service_tier": "default",
     }
-    return request, opts

@@ -7,7 +7,7 @@ passes a reader's ``not found`` on as it is.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ...markers import WHITESPACE, held_prefix_start
 from ..xml import MALFORMED, ArgStartStep, Found, FunctionStep
