@@ -73,7 +73,7 @@ class ResponseParser:
         return None
 
     @property
-    def dropped(self) -> list:
+    def dropped(self) -> list[DroppedCall]:
         return []
 
     @property

@@ -17,7 +17,7 @@ offers the chunk to the dialect's ``_feed_run``, which emits it in one step or d
 from __future__ import annotations
 
 import logging
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, cast
 from collections.abc import Callable
 
 from ..markers import WHITESPACE
@@ -116,16 +116,12 @@ class ToolParser:
         if not self._payload_closed:
             self._run_open = False
             pos = self._consume_stream_payload(text, deltas, final=final)
-            if self._rejected:
-                return pos
-            if not self._payload_closed:
-                if not final:
-                    return pos
+            if final and not self._payload_closed and not self._rejected:
                 self._run_open = False
                 self._finish_payload(deltas)
                 self._payload_closed = True
-                if self._rejected:
-                    return pos
+            if self._rejected or not self._payload_closed:
+                return pos
         if final and not self._committed:
             self._rejected = True  # never became a call: the text goes back as it was
             return pos
@@ -249,18 +245,18 @@ class ToolParser:
 
 def build_tool_calls(deltas: Deltas) -> list[ToolCall]:
     """Fold streamed tool deltas into complete calls, by index."""
-    by_index: dict[int, list] = {}
+    by_index: dict[int, tuple[str | None, str | None, list[str]]] = {}
     for delta, has_tools in deltas:
-        if not has_tools:
+        if not has_tools or delta.tool_calls is None:
             continue
         for tc in delta.tool_calls:
             entry = by_index.get(tc.index)
             if entry is None:
-                entry = by_index[tc.index] = [tc.id, tc.function.name if tc.function else None, []]
+                entry = by_index[tc.index] = (tc.id, tc.function.name if tc.function else None, [])
             fn = tc.function
             if fn is not None and fn.arguments:
                 entry[2].append(fn.arguments)
     return [
-        ToolCall(id=cid, function=FunctionCall(name or "", "".join(args)))
+        ToolCall(id=cast(str, cid), function=FunctionCall(name or "", "".join(args)))  # the first delta has the id
         for _, (cid, name, args) in sorted(by_index.items())
     ]

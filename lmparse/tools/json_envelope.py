@@ -11,6 +11,7 @@ separated by ``call_separator``) or as a JSON array.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ..markers import WHITESPACE
 from .base import Deltas, ToolParser
@@ -186,7 +187,7 @@ class JsonToolParser(JsonRunLane, ToolParser):
         self._reject(deltas)
         return pos, False
 
-    def _decode_parts(self):
+    def _decode_parts(self) -> Any:
         raw = "".join(self._parts)
         self._parts = []
         try:

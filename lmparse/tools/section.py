@@ -14,8 +14,12 @@ between the arguments and the end marker is kept as written.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..markers import WHITESPACE, MarkerSet, held_prefix_start
+from ..request import ParserRequest
 from .base import Deltas, ToolParser
+from .calls import new_call_id
 from .json_arguments import JsonArguments, JsonRunLane
 
 __all__ = ["SectionToolParser"]
@@ -39,10 +43,12 @@ class SectionToolParser(JsonRunLane, ToolParser):
     args_suffix: str = ""  # and its closing "```"
     call_end: str = ""
 
-    def __init__(self, *args, **kwargs) -> None:
+    tool_close_tag: str = ""  # a section always ends with its own marker
+
+    def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self._tail_markers = MarkerSet([self.call_end, self.tool_close_tag, self.call_begin, self.args_suffix])
         self._ids_used: set[str] = set()
-        super().__init__(*args, **kwargs)
+        super().__init__(request, id_factory)
 
     @classmethod
     def _split_header(cls, header: str) -> tuple[str | None, str | None]:

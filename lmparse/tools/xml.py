@@ -19,11 +19,14 @@ import enum
 import json
 import re
 from json.encoder import encode_basestring
-from typing import Literal, TypeVar, Union
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, Union
 
 from ..markers import WHITESPACE, MarkerSet
-from .base import Deltas, ToolParser
+from ..request import ParserRequest
 from ..schema import schema_type
+from .base import Deltas, ToolParser
+from .calls import new_call_id
 from .json_scanner import JsonValueScanner
 
 __all__ = ["XmlToolParser", "MALFORMED", "Malformed", "Found", "FunctionStep", "ArgStartStep", "ArgNameStep",
@@ -124,10 +127,10 @@ class XmlToolParser(ToolParser):
     # closing tag are formatting, not value.
     value_newlines: bool = False
 
-    def __init__(self, request, *args, **kwargs) -> None:
+    def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         close = self.arg_value_close
         self._value_end = MarkerSet([close, "\n" + close] if self.value_newlines else [close])
-        super().__init__(request, *args, **kwargs)
+        super().__init__(request, id_factory)
 
     # ---- the three dialect hooks ------------------------------------------------------
 
@@ -148,7 +151,7 @@ class XmlToolParser(ToolParser):
     def _reset_payload(self) -> None:
         self._phase = _FUNCTION
         self._deferred_name: str | None = None
-        self._properties: dict = {}
+        self._properties: dict[str, Any] = {}
         self._args_open = False
         self._value_mode = _STREAM
         self._value_kind: str | None = None
@@ -168,48 +171,60 @@ class XmlToolParser(ToolParser):
                     return pos
                 continue
             if phase == _FUNCTION:
-                found = self._consume_function(text, pos, final)
+                function = self._consume_function(text, pos, final)
+                if not function:
+                    return self._no_step(function, text, pos, deltas, final)
+                pos = function[0]
+                self._open_function(deltas, function[1], function[2])
             elif phase == _ARG_START:
-                found = self._consume_arg_start(text, pos)
+                arg_start = self._consume_arg_start(text, pos)
+                if not arg_start:
+                    return self._no_step(arg_start, text, pos, deltas, final)
+                pos = arg_start[0]
+                self._start_argument(deltas, arg_start[1])
             else:
-                found = self._consume_arg_name(text, pos)
-            if found is None:
-                # At the end of input, a committed block's cut-off markup is its own syntax.
-                return len(text) if final and self._committed else pos
-            if found is MALFORMED:
-                self._reject(deltas)
-                return pos
-            pos = found[0]
-            if phase == _FUNCTION:
-                name, after = found[1], found[2]
-                if name is None:
-                    self._payload_closed = True
-                    return pos
-                self._begin_call()
-                if self._bare and after != "done":
-                    self._deferred_name = name  # a block with no open tag proves itself first
-                else:
-                    self._emit_name(deltas, name)
-                schema = self.request.schema_for(name) if self.request.tools else None
-                props = schema.get("properties") if isinstance(schema, dict) else None
-                self._properties = props if isinstance(props, dict) else {}
-                self._args_open = False
-                if after == "done":
-                    self._close_arguments(deltas)
-                else:
-                    self._phase = _ARG_START
-            elif phase == _ARG_START:
-                if self._deferred_name is not None:
-                    self._emit_name(deltas, self._deferred_name)
-                    self._deferred_name = None
-                if found[1] == "done":
-                    self._close_arguments(deltas)
-                else:
-                    self._phase = _ARG_NAME
-            else:
-                self._open_value(deltas, found[1], found[2] if len(found) > 2 else None)
+                arg_name = self._consume_arg_name(text, pos)
+                if not arg_name:
+                    return self._no_step(arg_name, text, pos, deltas, final)
+                pos = arg_name[0]
+                self._open_value(deltas, arg_name[1], arg_name[2] if len(arg_name) > 2 else None)
             if self._payload_closed or self._rejected:
                 return pos
+
+    def _no_step(self, verdict: Found[object], text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        """A hook gave no step: the text is incomplete (None) or not this syntax (MALFORMED)."""
+        if verdict is MALFORMED:
+            self._reject(deltas)
+            return pos
+        # At the end of input, a committed block's cut-off markup is its own syntax.
+        return len(text) if final and self._committed else pos
+
+    def _open_function(self, deltas: Deltas, name: str | None, after: str) -> None:
+        if name is None:
+            self._payload_closed = True  # no function follows: the payload ends here
+            return
+        self._begin_call()
+        if self._bare and after != "done":
+            self._deferred_name = name  # a block with no open tag proves itself first
+        else:
+            self._emit_name(deltas, name)
+        schema = self.request.schema_for(name) if self.request.tools else None
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        self._properties = props if isinstance(props, dict) else {}
+        self._args_open = False
+        if after == "done":
+            self._close_arguments(deltas)
+        else:
+            self._phase = _ARG_START
+
+    def _start_argument(self, deltas: Deltas, what: str) -> None:
+        if self._deferred_name is not None:
+            self._emit_name(deltas, self._deferred_name)
+            self._deferred_name = None
+        if what == "done":
+            self._close_arguments(deltas)
+        else:
+            self._phase = _ARG_NAME
 
     def _close_arguments(self, deltas: Deltas) -> None:
         self._emit_arguments(deltas, "}" if self._args_open else "{}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Literal
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
@@ -36,7 +37,7 @@ END_INVOKE = f"</{DSML}invoke>"
 PARAMETER = f"<{DSML}parameter"
 END_PARAMETER = f"</{DSML}parameter>"
 _ATTRIBUTE = re.compile(r'([A-Za-z_]+)\s*=\s*"([^"]*)"')
-_DECLARED = {"true": "string", "false": "json"}
+_DECLARED: dict[str, Literal["string", "json"]] = {"true": "string", "false": "json"}
 
 
 def _attributes(payload: str, pos: int) -> Found[tuple[dict[str, str], int]]:

@@ -40,7 +40,8 @@ class KimiK2ToolParser(SectionToolParser):
     @classmethod
     def _split_header(cls, header: str) -> tuple[str | None, str | None]:
         call_id = header.strip()
-        name = _CALL_ID.fullmatch(call_id).group(1).strip()
+        match = _CALL_ID.fullmatch(call_id)  # matches every header without a line break
+        name = match.group(1).strip() if match else ""
         return (name, call_id) if name else (None, None)
 
     @classmethod

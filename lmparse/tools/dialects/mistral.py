@@ -72,7 +72,7 @@ class MistralToolParser(JsonToolParser):
         while True:
             if self._stage == _NAME and not self._word:
                 pos = skip_ws(text, pos)
-            end = _WORD.match(text, pos).end()
+            end = _WORD.match(text, pos).end()  # type: ignore[union-attr]  # it matches the empty string
             word = self._word + text[pos:end]
             pos = end
             if len(word) > _MAX_WORD:

@@ -11,6 +11,7 @@ In every Qwen tokenizer ``</parameter>`` is the tokens ``</``, ``parameter``, ``
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...registry import ToolParserManager
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
@@ -31,7 +32,7 @@ class Qwen3CoderToolParser(XmlToolParser):
     value_newlines = True
     # Qwen3-Coder sometimes writes ``<function=...>`` blocks with no ``<tool_call>`` around
     # them; such a block counts once its first parameter (or its end) confirms it.
-    payload_open_tags = (FUNCTION,)
+    payload_open_tags: tuple[str, ...] = (FUNCTION,)
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, FUNCTION, _read_name)
@@ -46,7 +47,7 @@ class Qwen3CoderToolParser(XmlToolParser):
         return found[1], found[0].strip()
 
     @staticmethod
-    def template_text(value) -> str:
+    def template_text(value: Any) -> str:
         """A non-string value as the template writes it (strings are written raw)."""
         return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
 

@@ -15,6 +15,8 @@ no proper token prefix, and ``</parameter>`` to split as in the Qwen vocabularie
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...registry import ToolParserManager
 from .qwen3coder import Qwen3CoderToolParser
 
@@ -30,4 +32,6 @@ class SeedOssToolParser(Qwen3CoderToolParser):
     tool_close_prefixes = ()
     value_newlines = False
 
-    template_text = staticmethod(str)
+    @staticmethod
+    def template_text(value: Any) -> str:
+        return str(value)
