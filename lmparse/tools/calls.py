@@ -91,7 +91,8 @@ class CallEmitter:
         if self._parts:
             self.flush()
         self._merge_fn = fn = DeltaFunctionCall(name, held)
-        self._merge = delta = DeltaMessage(None, None, [DeltaToolCall(index, call_id or self._id_factory(), "function", fn)])
+        call = DeltaToolCall(index, call_id or self._id_factory(), "function", fn)
+        self._merge = delta = DeltaMessage(None, None, [call])
         deltas.append((delta, True))
 
     def arguments(self, deltas: Deltas, text: str) -> None:
@@ -116,9 +117,8 @@ class CallEmitter:
         """``arguments`` for a fresh chunk whose only fragment this is (the fast lane)."""
         if self.state == ACCEPTED:
             self._args_sent = True
-            deltas.append(
-                (DeltaMessage(None, None, [DeltaToolCall(self._index, None, None, DeltaFunctionCall(None, text))]), True)
-            )
+            call = DeltaToolCall(self._index, None, None, DeltaFunctionCall(None, text))
+            deltas.append((DeltaMessage(None, None, [call]), True))
 
     def end(self, deltas: Deltas | None) -> None:
         """The current call ends: an accepted call always carries an arguments object;

@@ -7,9 +7,10 @@ recognize its syntax at a position and return a step (``FunctionStep``,
 ``ArgStartStep``, ``ArgNameStep``), ``None`` (the suffix is incomplete: wait for more
 text) or ``MALFORMED`` (not this syntax); it never touches the state.  ``MALFORMED`` is
 falsy like ``None``, so ``if not found: return found`` passes either verdict on, and the
-small readers in ``dialects/_syntax.py`` answer the same way.  The driver consumes values and writes the JSON arguments object as it goes:
-unquoted strings stream as soon as their type is known, while quoted values and
-schema-typed non-strings wait for their closing tag and are converted then.
+small readers in ``dialects/_syntax.py`` answer the same way.  The driver consumes
+values and writes the JSON arguments object as it goes: unquoted strings stream as soon
+as their type is known, while quoted values and schema-typed non-strings wait for their
+closing tag and are converted then.
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ MALFORMED = Verdict.MALFORMED
 Malformed = Literal[Verdict.MALFORMED]
 _T = TypeVar("_T")
 # A hook's or reader's answer: what it read, None (wait for more text) or MALFORMED.
-Found = Union[_T, None, Malformed]
+Found = Union[_T, None, Malformed]  # noqa: UP007  (a generic alias: ``|`` cannot take parameters on 3.10)
 # ``(position after the name, name, what follows)``; no name: the payload ends at the position.
 FunctionStep = tuple[int, str | None, Literal["arg_start", "done"]]
 ArgStartStep = tuple[int, Literal["arg_name", "done"]]
 # ``(position of the value, key)``, optionally with the value type the syntax declares.
-ArgNameStep = Union[tuple[int, str], tuple[int, str, Literal["string", "json"] | None]]
+ArgNameStep = tuple[int, str] | tuple[int, str, Literal["string", "json"] | None]
 
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 # How a value is carried into the arguments object.

@@ -49,6 +49,7 @@ class DeepSeekV3ToolParser(SectionToolParser):
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
         body = "\n".join(
-            f"{CALL_BEGIN}function{SEP}{name}\n{FENCE_OPEN}\n{arguments}\n{FENCE_CLOSE}{CALL_END}" for name, arguments in calls
+            f"{CALL_BEGIN}function{SEP}{name}\n{FENCE_OPEN}\n{arguments}\n{FENCE_CLOSE}{CALL_END}"
+            for name, arguments in calls
         )
         return f"{CALLS_BEGIN}{body}{CALLS_END}"

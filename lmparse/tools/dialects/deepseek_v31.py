@@ -1,4 +1,6 @@
-"""DeepSeek-V3.1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>``.
+"""DeepSeek-V3.1: one section of calls, each a name and its JSON arguments::
+
+    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>
 
 The official template writes no whitespace between calls and puts the content, if
 any, right before the section.  Every marker is one token in the V3.1 tokenizer (the

@@ -2,7 +2,8 @@
 
 The official template writes all calls of a turn in one block::
 
-    \\n<minimax:tool_call>\\n<invoke name="NAME">\\n<parameter name="K">V</parameter>\\n...</invoke>\\n...</minimax:tool_call>
+    \\n<minimax:tool_call>\\n<invoke name="NAME">\\n<parameter name="K">V</parameter>\\n...</invoke>
+    \\n...</minimax:tool_call>
 
 V sits directly between its tags: strings raw (newlines and all), everything else as
 JSON (``tojson``).  A call without arguments is ``<invoke name="NAME">\\n</invoke>``.

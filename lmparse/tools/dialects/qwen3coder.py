@@ -1,4 +1,6 @@
-"""Qwen3-Coder / Qwen3.5: ``<tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>``.
+"""Qwen3-Coder / Qwen3.5: XML-like calls with the value between newlines::
+
+    <tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>
 
 V is raw text that may span lines; one newline after ``<parameter=K>`` and one before
 ``</parameter>`` are formatting.  The official template writes objects and arrays as
