@@ -237,8 +237,11 @@ class BaseResponseParser(ResponseParser):
     def _plain(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
         markers = self._plain_markers
         match = markers.search(buf, pos)
-        if match is None:
-            return self._emit_settled(buf, pos, deltas, final, markers, True), False
+        if match is None:  # all but a possible partial marker is content
+            end = len(buf) if final else markers.held_start(buf, pos)
+            if end > pos:
+                append_text(deltas, True, buf[pos:end])
+            return end, False
         start, end = match.span()
         if start > pos:
             append_text(deltas, True, buf[pos:start])
@@ -252,8 +255,11 @@ class BaseResponseParser(ResponseParser):
     def _reasoning(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
         markers = self._reasoning_markers
         match = markers.search(buf, pos)
-        if match is None:
-            return self._emit_settled(buf, pos, deltas, final, markers, False), False
+        if match is None:  # all but a possible partial marker is reasoning
+            end = len(buf) if final else markers.held_start(buf, pos)
+            if end > pos:
+                append_text(deltas, False, buf[pos:end])
+            return end, False
         start, end = match.span()
         if start > pos:
             append_text(deltas, False, buf[pos:start])

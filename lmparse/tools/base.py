@@ -48,9 +48,9 @@ class BlockStep(NamedTuple):
 
 
 # ``BlockStep(...)`` runs a Python-level __new__; the hot path builds the tuple directly,
-# and a fast-lane step of a usual chunk size is built once.
+# and the fast lane's step for a chunk of up to 1 KiB is built once.
 _new_step = tuple.__new__
-_RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(65))
+_RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(1025))
 
 
 class ToolParser:
@@ -101,7 +101,7 @@ class ToolParser:
         """Consume a prefix of ``text`` (which starts inside the block)."""
         if self._run_open and text and not final and self._feed_run(text, deltas):
             n = len(text)  # argument text, emitted as it stands
-            return _RUN_STEPS[n] if n <= 64 else _new_step(BlockStep, (n, OPEN, True))
+            return _RUN_STEPS[n] if n <= 1024 else _new_step(BlockStep, (n, OPEN, True))
         try:
             pos = self._step(text, deltas, final)
         finally:
