@@ -274,9 +274,12 @@ class BaseResponseParser(ResponseParser):
         markers = self._leading_markers
         match = markers.search(buf, pos)
         if match is None:
-            end = self._emit_settled(buf, pos, deltas, final, markers, False)
-            if not buf[pos:end].isspace() and end > pos:
-                self._state = _REASONING
+            end = len(buf) if final else markers.held_start(buf, pos)
+            if end > pos:
+                text = buf[pos:end]
+                append_text(deltas, False, text)
+                if not text.isspace():
+                    self._state = _REASONING
             return end, False
         start, end = match.span()
         before = buf[pos:start]
@@ -313,16 +316,6 @@ class BaseResponseParser(ResponseParser):
     def _close_reasoning(self, at: int) -> None:
         self._tokens.close(self._base + at)
         self._state = _PLAIN
-
-    # ---- output -------------------------------------------------------------------------
-
-    @staticmethod
-    def _emit_settled(buf: str, pos: int, deltas: Deltas, final: bool, markers: MarkerSet, content: bool) -> int:
-        """No marker ahead: emit all but a possible partial marker; returns where that starts."""
-        end = len(buf) if final else markers.held_start(buf, pos)
-        if end > pos:
-            append_text(deltas, content, buf[pos:end])
-        return end
 
     # ---- reasoning tokens ---------------------------------------------------------------
 
