@@ -26,7 +26,7 @@ from lmparse.cli import main as cli_main  # noqa: E402
 from lmparse.response import harmony  # noqa: E402
 from lmparse.response.harmony import HarmonyResponseParser, parse_header, render_reply  # noqa: E402
 
-from .harmony_support import feed_tokens, harmony_vocab_dir, token_stream  # noqa: E402
+from .support.harmony import feed_tokens, harmony_vocab_dir, token_stream  # noqa: E402
 from .support.stream import Expected, check_invariants, check_parse, feed, folded  # noqa: E402
 from .support import tokenizers as tokenizer_data  # noqa: E402
 
@@ -331,32 +331,35 @@ def test_no_token_ids_means_no_reasoning_count():
     assert make()().parse_complete(render_reply([analysis("x")])).reasoning_tokens is None
 
 
-# ---- the text path needs no vocabulary; the token path degrades to it -------------------------
+# ---- the encoding is resolved at creation; the text path needs no vocabulary -------------------
+
+
+def vocabulary_missing():
+    raise RuntimeError("error downloading or loading vocab file")
 
 
 def test_text_path_needs_no_encoding(monkeypatch):
-    monkeypatch.setattr(harmony, "load_encoding", lambda: pytest.fail("the text path loaded the encoding"))
+    monkeypatch.setattr(harmony, "load_encoding", vocabulary_missing)
     text = render_reply([analysis("r"), call("bash", LS), final("ok")])
     check_parse(make(), text, Expected("ok", "r", [("bash", LS)]))
 
 
-def test_unloadable_encoding_falls_back_to_the_text(monkeypatch, encoding):
+def test_unloadable_encoding_makes_a_text_only_parser_at_creation(monkeypatch, encoding):
     text = render_reply([analysis("r"), call("bash", LS)])
     ids = token_stream(encoding, text)[0]
-
-    def unavailable():
-        raise RuntimeError("error downloading or loading vocab file")
-
-    monkeypatch.setattr(harmony, "load_encoding", unavailable)
+    monkeypatch.setattr(harmony, "load_encoding", vocabulary_missing)
     parser = make()()
+    assert parser.encoding is None  # decided here, before any token id arrives
     assert folded(parser.stream_chunk(text, ids, final=True)) == (None, "r", [("bash", LS)])
     assert parser.reasoning_tokens is None
+    assert parser.state.source == "text"
 
 
 def test_encoding_passed_as_tokenizer_is_used(monkeypatch, encoding):
     monkeypatch.setattr(harmony, "load_encoding", lambda: pytest.fail("loaded the encoding although one was given"))
     text = render_reply([analysis("r"), final("ok")])
     parser = create_parser(response_parser="gpt-oss", tokenizer=encoding)
+    assert parser.encoding is encoding
     assert parser.parse_complete(text, token_stream(encoding, text)[0]).reasoning_tokens == 1
 
 
