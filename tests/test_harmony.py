@@ -9,6 +9,7 @@ Streamed and complete parses are equal everywhere, and every stream passes the i
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -312,6 +313,55 @@ def test_identity_is_sent_when_the_header_completes(encoding):
     assert has_tools and function.name == "get_weather" and function.arguments is None
 
 
+# ---- what the parser exposes while it streams: state, held characters ------------------------
+
+CALL_PREFIX = "<|channel|>analysis<|message|>Go.<|end|><|start|>assistant<|channel|>commentary to=functions.bash"
+
+
+def stream_prefix(parser, encoding, text: str, by_tokens: bool) -> None:
+    if by_tokens:
+        ids, texts = token_stream(encoding, text)
+        for token, token_text in zip(ids, texts):
+            parser.stream_chunk(token_text, [token])
+    else:
+        parser.stream_chunk(text)
+
+
+@pytest.mark.parametrize("by_tokens", [False, True], ids=["text", "tokens"])
+def test_state_follows_the_framing(encoding, by_tokens):
+    source = "tokens" if by_tokens else "text"
+    parser = make()()
+    assert parser.state == (None, harmony.Framing.OPENING, None, None)
+    stream_prefix(parser, encoding, "<|channel|>analysis<|message|>Th", by_tokens)
+    assert parser.state == (source, harmony.Framing.BODY, "analysis", None)
+    parser = make()()
+    stream_prefix(parser, encoding, CALL_PREFIX, by_tokens)
+    assert parser.state == (source, harmony.Framing.HEADER, None, None)
+    stream_prefix(parser, encoding, " <|constrain|>json<|message|>{", by_tokens)
+    assert parser.state == (source, harmony.Framing.BODY, "commentary", "functions.bash")
+    stream_prefix(parser, encoding, "}<|call|>", by_tokens)
+    assert parser.state == (source, harmony.Framing.BETWEEN, None, None)
+
+
+@pytest.mark.parametrize("by_tokens", [False, True], ids=["text", "tokens"])
+def test_held_chars_counts_an_unfinished_header(encoding, by_tokens):
+    parser = make()()
+    stream_prefix(parser, encoding, CALL_PREFIX, by_tokens)
+    assert parser.held_chars == len("assistant<|channel|>commentary to=functions.bash")
+    stream_prefix(parser, encoding, "<|message|>{}", by_tokens)
+    assert parser.held_chars == 0
+
+
+def test_held_chars_counts_a_partial_marker_and_a_possible_recipient(encoding):
+    parser = make()()
+    parser.stream_chunk("<|channel|>final<|message|>Hi <|ret")
+    assert parser.held_chars == len("<|ret")
+    parser = make()()
+    parser.stream_chunk(" t", token_stream(encoding, " t")[0])  # may still become ` to=functions.NAME`
+    assert parser.held_chars == 2
+    assert parser.stream_chunk("", [], final=True)[0][0].content == " t" and parser.held_chars == 0
+
+
 # ---- reasoning tokens -----------------------------------------------------------------------
 
 
@@ -353,6 +403,17 @@ def test_unloadable_encoding_makes_a_text_only_parser_at_creation(monkeypatch, e
     assert folded(parser.stream_chunk(text, ids, final=True)) == (None, "r", [("bash", LS)])
     assert parser.reasoning_tokens is None
     assert parser.state.source == "text"
+
+
+def test_without_a_configured_vocabulary_the_parser_is_text_only_and_downloads_nothing(monkeypatch):
+    monkeypatch.delenv("TIKTOKEN_ENCODINGS_BASE", raising=False)
+    never = functools.lru_cache(maxsize=1)(lambda: pytest.fail("tried to load, and maybe download, the vocabulary"))
+    monkeypatch.setattr(harmony.tokens, "load_encoding", never)  # and nothing loaded it yet
+    monkeypatch.setattr(harmony, "load_encoding", never)
+    parser = make()()
+    assert parser.encoding is None
+    text = render_reply([final("ok")])
+    assert folded(parser.stream_chunk(text, [1, 2, 3], final=True)) == ("ok", None, [])
 
 
 def test_encoding_passed_as_tokenizer_is_used(monkeypatch, encoding):

@@ -16,10 +16,13 @@ marker.  The package, one job per module:
 Token ids, when the engine sends them, are the source of truth; without them the literal
 markers in the text are parsed with the same framing table, and tests check that the two
 paths agree.  The encoding the token path needs is resolved when the parser is created: a
-HarmonyEncoding passed as ``tokenizer``, else ``load_encoding()``.  When that vocabulary
-cannot be loaded the parser is text-only from the start (``encoding`` is None, a warning is
-logged once): token ids are then ignored and the text's markers parsed, which never
-switches paths mid-stream and does no I/O in ``stream_chunk``.
+HarmonyEncoding passed as ``tokenizer``, else ``load_encoding()`` when it can answer
+without a download (it has loaded already, or ``$TIKTOKEN_ENCODINGS_BASE`` names the
+vocabulary's directory).  Otherwise, or when the vocabulary cannot be loaded, the parser
+is text-only from the start (``encoding`` is None, a warning is logged once): token ids
+are then ignored and the text's markers parsed.  Nothing switches paths mid-stream, and
+``stream_chunk`` does no I/O.  A server that wants the token path calls
+``load_encoding()`` at startup, which also fails fast when the vocabulary is missing.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from .header import function_name, parse_header
 from .render import render_reply
 from .router import Router
 from .text import TextLexer, TextMessages
-from .tokens import TokenLexer, TokenMessages, harmony_module, is_encoding, load_encoding
+from .tokens import TokenLexer, TokenMessages, encoding_at_hand, harmony_module, is_encoding, load_encoding
 
 __all__ = [
     "HarmonyResponseParser", "HarmonyState", "Framing", "parse_header", "function_name", "render_reply",
@@ -147,7 +150,11 @@ class HarmonyResponseParser(ResponseParser):
 
 
 def _default_encoding() -> Any:
-    """``load_encoding()``, or None (a text-only parser) when the vocabulary cannot be loaded."""
+    """``load_encoding()``, or None (a text-only parser) when it would have to download the
+    vocabulary or cannot load it."""
+    if not encoding_at_hand():
+        _warn_text_only("no $TIKTOKEN_ENCODINGS_BASE, and load_encoding() was not called")
+        return None
     try:
         return load_encoding()
     except Exception as exc:  # no vocabulary: the text still carries the markers

@@ -11,12 +11,13 @@ path cannot tell it apart.
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any, Sequence
 
 from .framing import MARKER_EVENTS, MARKER_IDS, MESSAGE, START, Deltas, Event, Framer, Framing
 from .text import RECIPIENT_OPENERS
 
-__all__ = ["load_encoding", "harmony_module", "is_encoding", "TokenLexer", "TokenMessages"]
+__all__ = ["load_encoding", "encoding_at_hand", "harmony_module", "is_encoding", "TokenLexer", "TokenMessages"]
 
 INSTALL_HINT = "the 'gpt-oss' response parser needs openai-harmony: pip install 'lmparse[harmony]'"
 
@@ -41,6 +42,13 @@ def load_encoding() -> Any:
     downloads it; a server calls this at startup to fail fast when neither works."""
     h = harmony_module()
     return h.load_harmony_encoding(h.HarmonyEncodingName.HARMONY_GPT_OSS)
+
+
+def encoding_at_hand() -> bool:
+    """Whether ``load_encoding()`` can answer without a download: it has loaded already, or
+    ``$TIKTOKEN_ENCODINGS_BASE`` names the vocabulary's directory (openai-harmony then reads
+    only there).  A download may stall for seconds; no parser waits on one when created."""
+    return load_encoding.cache_info().currsize > 0 or "TIKTOKEN_ENCODINGS_BASE" in os.environ
 
 
 def is_encoding(tokenizer: object) -> bool:
