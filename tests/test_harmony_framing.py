@@ -14,7 +14,7 @@ from lmparse.response.harmony.router import Router
 
 from .support.stream import folded
 
-O, H, B, N = Framing.OPENING, Framing.HEADER, Framing.BODY, Framing.BETWEEN
+OPENING, HEADER, BODY, BETWEEN = Framing.OPENING, Framing.HEADER, Framing.BODY, Framing.BETWEEN
 
 
 class Recorder:
@@ -55,7 +55,9 @@ class Recorder:
 
 
 # An event sequence from OPENING to each state.
-REACH = {O: [], H: [(Event.START, "<|start|>")], B: [(Event.TEXT, "x")], N: [(Event.STOP, "<|end|>")]}
+REACH = {
+    OPENING: [], HEADER: [(Event.START, "<|start|>")], BODY: [(Event.TEXT, "x")], BETWEEN: [(Event.STOP, "<|end|>")],
+}
 
 
 class Deltas(list):
@@ -84,7 +86,7 @@ def framer_in(state: Framing, verdict=("final", None)):
 
 def test_every_state_handles_every_event():
     for state, row in FRAMING.items():
-        expected = set(Event) if state is O else set(Event) - {Event.RECIPIENT}
+        expected = set(Event) if state is OPENING else set(Event) - {Event.RECIPIENT}
         assert set(row) == expected, state  # lexers send RECIPIENT only before the first message
     assert set(FRAMING) == set(Framing)
 
@@ -95,92 +97,92 @@ def test_every_step_is_a_framer_method():
 
 
 def test_markers_that_are_text_inside_a_header_and_a_body():
-    assert text_events(H) == {Event.TEXT, Event.CHANNEL, Event.CONSTRAIN}
-    assert text_events(B) == {Event.TEXT, Event.MESSAGE, Event.CONSTRAIN}
+    assert text_events(HEADER) == {Event.TEXT, Event.CHANNEL, Event.CONSTRAIN}
+    assert text_events(BODY) == {Event.TEXT, Event.MESSAGE, Event.CONSTRAIN}
 
 
 def test_eos_always_leaves_the_framer_between_messages():
-    assert {row[Event.EOS][1] for row in FRAMING.values()} == {N}
+    assert {row[Event.EOS][1] for row in FRAMING.values()} == {BETWEEN}
 
 
-@pytest.mark.parametrize("state", [O, N])
+@pytest.mark.parametrize("state", [OPENING, BETWEEN])
 def test_a_stray_stop_outside_a_message_is_syntax(state):
     framer, messages, out = framer_in(state)
     framer.handle(Event.STOP, "<|end|>", out)
-    assert framer.state is N and messages.calls == [] and out == []
+    assert framer.state is BETWEEN and messages.calls == [] and out == []
 
 
-@pytest.mark.parametrize("state", [O, N])
+@pytest.mark.parametrize("state", [OPENING, BETWEEN])
 def test_text_outside_a_message_opens_a_plain_content_body(state):
     framer, messages, out = framer_in(state)
     framer.handle(Event.TEXT, "hi", out)
-    assert framer.state is B and messages.calls == [("open_body",), ("body_text", "hi")]
+    assert framer.state is BODY and messages.calls == [("open_body",), ("body_text", "hi")]
     assert out.folded() == ("hi", None, [])
 
 
-@pytest.mark.parametrize("state", [O, N])
+@pytest.mark.parametrize("state", [OPENING, BETWEEN])
 def test_message_marker_outside_a_message_completes_an_empty_assistant_header(state):
     framer, messages, out = framer_in(state)
     framer.handle(Event.MESSAGE, "<|message|>", out)
-    assert framer.state is B
+    assert framer.state is BODY
     assert messages.calls == [("open_header", True), ("close_header",)]
 
 
 def test_the_reply_may_open_with_its_recipient():
-    framer, messages, out = framer_in(O)
+    framer, messages, out = framer_in(OPENING)
     framer.handle(Event.RECIPIENT, " to=", out)
-    assert framer.state is H and messages.calls == [("open_header", True), ("add_header", " to=")]
+    assert framer.state is HEADER and messages.calls == [("open_header", True), ("add_header", " to=")]
 
 
-@pytest.mark.parametrize("state,cut", [(O, []), (B, [("end_body", None)]), (N, [])])
+@pytest.mark.parametrize("state,cut", [(OPENING, []), (BODY, [("end_body", None)]), (BETWEEN, [])])
 def test_start_opens_a_header_whose_role_is_unknown(state, cut):
     framer, messages, out = framer_in(state)
     framer.handle(Event.START, "<|start|>", out)
-    assert framer.state is H and messages.calls == cut + [("open_header", False)]
+    assert framer.state is HEADER and messages.calls == cut + [("open_header", False)]
 
 
 def test_channel_in_a_body_ends_it_and_starts_the_next_header():
-    framer, messages, out = framer_in(B)
+    framer, messages, out = framer_in(BODY)
     framer.handle(Event.CHANNEL, "<|channel|>", out)
-    assert framer.state is H
+    assert framer.state is HEADER
     assert messages.calls == [("end_body", None), ("open_header", True), ("add_header", "<|channel|>")]
 
 
 @pytest.mark.parametrize("event", [Event.TEXT, Event.CHANNEL, Event.CONSTRAIN])
 def test_text_and_channel_markers_extend_a_header(event):
-    framer, messages, out = framer_in(H)
+    framer, messages, out = framer_in(HEADER)
     framer.handle(event, "w", out)
-    assert framer.state is H and messages.calls == [("add_header", "w")]
+    assert framer.state is HEADER and messages.calls == [("add_header", "w")]
 
 
 @pytest.mark.parametrize("event", [Event.TEXT, Event.MESSAGE, Event.CONSTRAIN])
 def test_text_and_message_markers_extend_a_body(event):
-    framer, messages, out = framer_in(B)
+    framer, messages, out = framer_in(BODY)
     framer.handle(event, "w", out)
-    assert framer.state is B and messages.calls == [("body_text", "w")]
+    assert framer.state is BODY and messages.calls == [("body_text", "w")]
 
 
 def test_a_completed_header_routes_its_body():
-    framer, messages, out = framer_in(H, verdict=("analysis", None))
+    framer, messages, out = framer_in(HEADER, verdict=("analysis", None))
     framer.handle(Event.MESSAGE, "<|message|>", out)
-    assert (framer.state, framer.channel, framer.recipient) == (B, "analysis", None)
+    assert (framer.state, framer.channel, framer.recipient) == (BODY, "analysis", None)
     framer.handle(Event.TEXT, "think", out)
     framer.handle(Event.STOP, "<|end|>", out)
-    assert (framer.state, framer.channel) == (N, None)
+    assert (framer.state, framer.channel) == (BETWEEN, None)
     assert messages.calls[-1] == ("end_body", "<|end|>")
     assert out.folded() == (None, "think", [])
 
 
 def test_a_rejected_header_is_content():
-    framer, messages, out = framer_in(H, verdict="bogus header")
+    framer, messages, out = framer_in(HEADER, verdict="bogus header")
     framer.handle(Event.MESSAGE, "<|message|>", out)
     framer.handle(Event.TEXT, "body", out)
-    assert framer.state is B and out.folded() == ("bogus headerbody", None, [])
+    assert framer.state is BODY and out.folded() == ("bogus headerbody", None, [])
 
 
-@pytest.mark.parametrize("event,after", [(Event.STOP, N), (Event.EOS, N), (Event.START, H)])
+@pytest.mark.parametrize("event,after", [(Event.STOP, BETWEEN), (Event.EOS, BETWEEN), (Event.START, HEADER)])
 def test_a_header_that_never_completes_goes_back_as_content(event, after):
-    framer, messages, out = framer_in(O)
+    framer, messages, out = framer_in(OPENING)
     framer.handle(Event.CHANNEL, "<|channel|>", out)
     framer.handle(Event.TEXT, "final", out)
     framer.handle(event, None, out)
@@ -188,6 +190,6 @@ def test_a_header_that_never_completes_goes_back_as_content(event, after):
 
 
 def test_a_body_cut_off_by_eos_is_ended_without_a_stop():
-    framer, messages, out = framer_in(B)
+    framer, messages, out = framer_in(BODY)
     framer.handle(Event.EOS, None, out)
-    assert framer.state is N and messages.calls == [("end_body", None)]
+    assert framer.state is BETWEEN and messages.calls == [("end_body", None)]

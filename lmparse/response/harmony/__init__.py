@@ -19,8 +19,8 @@ paths agree.  The encoding the token path needs is resolved when the parser is c
 HarmonyEncoding passed as ``tokenizer``, else ``load_encoding()`` when it can answer
 without a download (it has loaded already, or ``$TIKTOKEN_ENCODINGS_BASE`` names the
 vocabulary's directory).  Otherwise, or when the vocabulary cannot be loaded, the parser
-is text-only from the start (``encoding`` is None, a warning is logged once): token ids
-are then ignored and the text's markers parsed.  Nothing switches paths mid-stream, and
+is text-only from the start (``encoding`` is None): token ids are then ignored, with a
+warning, and the text's markers parsed.  Nothing switches paths mid-stream, and
 ``stream_chunk`` does no I/O.  A server that wants the token path calls
 ``load_encoding()`` at startup, which also fails fast when the vocabulary is missing.
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, Literal, NamedTuple
 
 from ...registry import ResponseParserManager
 from ...request import ParserRequest
@@ -53,7 +53,7 @@ logger = logging.getLogger("lmparse")
 class HarmonyState(NamedTuple):
     """What a Harmony parser is doing (``HarmonyResponseParser.state``)."""
 
-    source: str | None  # "tokens" or "text": what the response is framed from; None before its first input
+    source: Literal["tokens", "text"] | None  # what the response is framed from; None before its first input
     framing: Framing
     channel: str | None  # of the message whose body is open
     recipient: str | None
@@ -80,8 +80,21 @@ class HarmonyResponseParser(ResponseParser):
         harmony_module()  # fail at configuration time, not mid-stream
         self.request = request if request is not None else ParserRequest.accept_all()
         self._router = Router(self.request)
-        self._encoding: Any = tokenizer if is_encoding(tokenizer) else _default_encoding()
+        self._text_only_reason: str | None = None
+        self._encoding: Any = tokenizer if is_encoding(tokenizer) else self._default_encoding()
         self._lexer: TextLexer | TokenLexer | None = None
+
+    def _default_encoding(self) -> Any:
+        """``load_encoding()``, or None (a text-only parser, ``_text_only_reason`` says why) when
+        it would have to download the vocabulary or cannot load it."""
+        if not encoding_at_hand():
+            self._text_only_reason = "no $TIKTOKEN_ENCODINGS_BASE, and load_encoding() was not called"
+            return None
+        try:
+            return load_encoding()
+        except Exception as exc:  # no vocabulary: the text still carries the markers
+            self._text_only_reason = str(exc)
+            return None
 
     @property
     def encoding(self) -> Any:
@@ -94,28 +107,32 @@ class HarmonyResponseParser(ResponseParser):
         if lexer is None:
             return HarmonyState(None, Framing.OPENING, None, None)
         framer = lexer.framer
-        source = "tokens" if isinstance(lexer, TokenLexer) else "text"
+        source: Literal["tokens", "text"] = "tokens" if isinstance(lexer, TokenLexer) else "text"
         return HarmonyState(source, framer.state, framer.channel, framer.recipient)
 
     def stream_chunk(self, text: str, token_ids: list[int] | None = None, final: bool = False) -> Deltas:
         out: Deltas = []
         lexer = self._lexer
         if lexer is None:
-            if token_ids and self._encoding is not None:
-                messages = TokenMessages(self._encoding)
-                lexer = TokenLexer(Framer(self._router, messages), messages)
-            elif text or token_ids:  # a text-only parser reads the text the ids came with
-                text_messages = TextMessages()
-                lexer = TextLexer(Framer(self._router, text_messages), text_messages)
-            else:
+            if not text and not token_ids:
                 return out
-            self._lexer = lexer
+            lexer = self._lexer = self._open_lexer(bool(token_ids))
         if isinstance(lexer, TokenLexer):
             lexer.feed(token_ids or (), final, out)
         else:
             lexer.feed(text, final, out)
         self._router.flush()
         return out
+
+    def _open_lexer(self, has_ids: bool) -> TextLexer | TokenLexer:
+        """The path the response is framed on, chosen by its first input."""
+        if has_ids and self._encoding is not None:
+            messages = TokenMessages(self._encoding)
+            return TokenLexer(Framer(self._router, messages), messages)
+        if has_ids:  # a text-only parser reads the text the ids came with
+            _warn_ids_ignored(self._text_only_reason or "")
+        text_messages = TextMessages()
+        return TextLexer(Framer(self._router, text_messages), text_messages)
 
     @property
     def reasoning_tokens(self) -> int | None:
@@ -149,21 +166,7 @@ class HarmonyResponseParser(ResponseParser):
         return render_reply(parts, header)
 
 
-def _default_encoding() -> Any:
-    """``load_encoding()``, or None (a text-only parser) when it would have to download the
-    vocabulary or cannot load it."""
-    if not encoding_at_hand():
-        _warn_text_only("no $TIKTOKEN_ENCODINGS_BASE, and load_encoding() was not called")
-        return None
-    try:
-        return load_encoding()
-    except Exception as exc:  # no vocabulary: the text still carries the markers
-        _warn_text_only(str(exc))
-        return None
-
-
 @functools.lru_cache(maxsize=8)
-def _warn_text_only(reason: str) -> None:
-    logger.warning("gpt-oss: cannot load the Harmony encoding (%s); parsers ignore token ids and read the text", reason)
-
-
+def _warn_ids_ignored(reason: str) -> None:
+    """Once per reason and process: a text-only parser was given token ids."""
+    logger.warning("gpt-oss: no Harmony encoding (%s); token ids are ignored and the text parsed", reason)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 
-from ...messages import DeltaMessage
+from ...tools.base import Deltas
 
 if TYPE_CHECKING:
     from .router import Router
@@ -36,8 +36,6 @@ STOPS = (END, CALL, RETURN)
 MARKER_IDS = {
     START: 200006, CHANNEL: 200005, MESSAGE: 200008, CONSTRAIN: 200003, END: 200007, CALL: 200012, RETURN: 200002,
 }
-
-Deltas = list[tuple[DeltaMessage, bool]]
 
 
 class Framing(enum.Enum):

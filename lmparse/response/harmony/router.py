@@ -35,6 +35,11 @@ class Router:
     Each call appends to ``out``, the current chunk's delta list; ``flush`` writes the text
     the open delta is still collecting, and must run before the chunk's list is returned."""
 
+    __slots__ = (
+        "dropped", "calls_emitted", "counting", "_allowed", "_tools_enabled", "_id_factory", "_route",
+        "_args_sent", "_call_index", "_open", "_open_kind", "_parts",
+    )
+
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self._allowed = request.allowed_names
         self._tools_enabled = request.tools_enabled
