@@ -38,24 +38,24 @@ MARKER_IDS = {
 }
 
 
-class Framing(enum.Enum):
+class Framing(enum.IntEnum):  # IntEnum: hashed in C, these key every event's lookup
     """Where the framer is: before the first message, in a header, in a body, between messages."""
 
-    OPENING = "opening"
-    HEADER = "header"
-    BODY = "body"
-    BETWEEN = "between"
+    OPENING = 0
+    HEADER = 1
+    BODY = 2
+    BETWEEN = 3
 
 
-class Event(enum.Enum):
-    START = "start"
-    CHANNEL = "channel"
-    MESSAGE = "message"
-    CONSTRAIN = "constrain"
-    STOP = "stop"  # <|end|>, <|call|>, <|return|>
-    RECIPIENT = "recipient"  # the reply opens with ` to=`: a header whose recipient comes first
-    TEXT = "text"
-    EOS = "eos"
+class Event(enum.IntEnum):
+    START = 0
+    CHANNEL = 1
+    MESSAGE = 2
+    CONSTRAIN = 3
+    STOP = 4  # <|end|>, <|call|>, <|return|>
+    RECIPIENT = 5  # the reply opens with ` to=`: a header whose recipient comes first
+    TEXT = 6
+    EOS = 7
 
 
 MARKER_EVENTS = {
@@ -150,17 +150,18 @@ class Messages(Protocol[P_contra]):
 class Framer(Generic[P]):
     """Runs ``FRAMING`` for one response: events in, router calls out."""
 
-    __slots__ = ("state", "channel", "recipient", "_router", "_messages")
+    __slots__ = ("state", "channel", "recipient", "_row", "_router", "_messages")
 
     def __init__(self, router: Router, messages: Messages[P]) -> None:
         self.state = Framing.OPENING
+        self._row = _PLANS[Framing.OPENING]  # the plans of the current state
         self.channel: str | None = None  # of the message whose body is open
         self.recipient: str | None = None
         self._router = router
         self._messages = messages
 
     def handle(self, event: Event, payload: P | None, out: Deltas) -> None:
-        steps, after = _PLANS[self.state][event]
+        steps, after, self._row = self._row[event]
         for step in steps:
             step(self, payload, out)
         self.state = after
@@ -201,7 +202,8 @@ class Framer(Generic[P]):
 
     def body_text(self, payload: P | None, out: Deltas) -> None:
         if payload is not None:
-            self._router.text(out, self._messages.body_text(payload, self._router.counting))
+            router = self._router
+            router.text(out, self._messages.body_text(payload, router.counting))
 
     def end_body(self, payload: P | None, out: Deltas) -> None:
         self._end(out, self._messages.end_body(payload))
@@ -220,8 +222,9 @@ class Framer(Generic[P]):
 
 
 Step = Callable[..., None]  # a Framer method: (framer, payload, out)
-# FRAMING with each step name resolved once to its function.
-_PLANS: dict[Framing, dict[Event, tuple[tuple[Step, ...], Framing]]] = {
-    state: {event: (tuple(getattr(Framer, s) for s in steps), after) for event, (steps, after) in row.items()}
-    for state, row in FRAMING.items()
-}
+Row = dict[Event, tuple[tuple[Step, ...], Framing, "Row"]]
+# FRAMING compiled: each step name resolved to its function, each next state to its row.
+_PLANS: dict[Framing, Row] = {state: {} for state in FRAMING}
+for _state, _row in FRAMING.items():
+    for _event, (_steps, _after) in _row.items():
+        _PLANS[_state][_event] = (tuple(getattr(Framer, s) for s in _steps), _after, _PLANS[_after])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ...markers import MarkerSet
-from .framing import MARKER_EVENTS, Deltas, Event, Framer, Framing, text_events
+from ...tools.base import Deltas
+from .framing import MARKER_EVENTS, Event, Framer, Framing, text_events
 from .header import parse_header
 
 __all__ = ["TextLexer", "TextMessages"]
@@ -100,10 +101,12 @@ class TextLexer:
         match = markers.search(buf, pos)
         if match is None:
             end = len(buf) if final else markers.held_start(buf, pos)
-            self.framer.handle(Event.TEXT, buf[pos:end], out)
+            if end > pos:
+                self.framer.handle(Event.TEXT, buf[pos:end], out)
             return ~end
         start, end = match.span()
-        self.framer.handle(Event.TEXT, buf[pos:start], out)
+        if start > pos:
+            self.framer.handle(Event.TEXT, buf[pos:start], out)
         marker = match.group()
         self.framer.handle(MARKER_EVENTS[marker], marker, out)
         return end

@@ -14,7 +14,8 @@ import functools
 import os
 from typing import Any, Sequence
 
-from .framing import MARKER_EVENTS, MARKER_IDS, MESSAGE, START, Deltas, Event, Framer, Framing
+from ...tools.base import Deltas
+from .framing import MARKER_EVENTS, MARKER_IDS, MESSAGE, START, Event, Framer, Framing
 from .text import RECIPIENT_OPENERS
 
 __all__ = ["load_encoding", "encoding_at_hand", "harmony_module", "is_encoding", "TokenLexer", "TokenMessages"]
