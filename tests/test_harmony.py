@@ -9,6 +9,7 @@ Streamed and complete parses are equal everywhere, and every stream passes the i
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -26,7 +27,7 @@ from lmparse.cli import main as cli_main  # noqa: E402
 from lmparse.response import harmony  # noqa: E402
 from lmparse.response.harmony import HarmonyResponseParser, parse_header, render_reply  # noqa: E402
 
-from .harmony_support import feed_tokens, harmony_vocab_dir, token_stream  # noqa: E402
+from .support.harmony import feed_tokens, harmony_vocab_dir, token_stream  # noqa: E402
 from .support.stream import Expected, check_invariants, check_parse, feed, folded  # noqa: E402
 from .support import tokenizers as tokenizer_data  # noqa: E402
 
@@ -312,6 +313,55 @@ def test_identity_is_sent_when_the_header_completes(encoding):
     assert has_tools and function.name == "get_weather" and function.arguments is None
 
 
+# ---- what the parser exposes while it streams: state, held characters ------------------------
+
+CALL_PREFIX = "<|channel|>analysis<|message|>Go.<|end|><|start|>assistant<|channel|>commentary to=functions.bash"
+
+
+def stream_prefix(parser, encoding, text: str, by_tokens: bool) -> None:
+    if by_tokens:
+        ids, texts = token_stream(encoding, text)
+        for token, token_text in zip(ids, texts):
+            parser.stream_chunk(token_text, [token])
+    else:
+        parser.stream_chunk(text)
+
+
+@pytest.mark.parametrize("by_tokens", [False, True], ids=["text", "tokens"])
+def test_state_follows_the_framing(encoding, by_tokens):
+    source = "tokens" if by_tokens else "text"
+    parser = make()()
+    assert parser.state == (None, harmony.Framing.OPENING, None, None)
+    stream_prefix(parser, encoding, "<|channel|>analysis<|message|>Th", by_tokens)
+    assert parser.state == (source, harmony.Framing.BODY, "analysis", None)
+    parser = make()()
+    stream_prefix(parser, encoding, CALL_PREFIX, by_tokens)
+    assert parser.state == (source, harmony.Framing.HEADER, None, None)
+    stream_prefix(parser, encoding, " <|constrain|>json<|message|>{", by_tokens)
+    assert parser.state == (source, harmony.Framing.BODY, "commentary", "functions.bash")
+    stream_prefix(parser, encoding, "}<|call|>", by_tokens)
+    assert parser.state == (source, harmony.Framing.BETWEEN, None, None)
+
+
+@pytest.mark.parametrize("by_tokens", [False, True], ids=["text", "tokens"])
+def test_held_chars_counts_an_unfinished_header(encoding, by_tokens):
+    parser = make()()
+    stream_prefix(parser, encoding, CALL_PREFIX, by_tokens)
+    assert parser.held_chars == len("assistant<|channel|>commentary to=functions.bash")
+    stream_prefix(parser, encoding, "<|message|>{}", by_tokens)
+    assert parser.held_chars == 0
+
+
+def test_held_chars_counts_a_partial_marker_and_a_possible_recipient(encoding):
+    parser = make()()
+    parser.stream_chunk("<|channel|>final<|message|>Hi <|ret")
+    assert parser.held_chars == len("<|ret")
+    parser = make()()
+    parser.stream_chunk(" t", token_stream(encoding, " t")[0])  # may still become ` to=functions.NAME`
+    assert parser.held_chars == 2
+    assert parser.stream_chunk("", [], final=True)[0][0].content == " t" and parser.held_chars == 0
+
+
 # ---- reasoning tokens -----------------------------------------------------------------------
 
 
@@ -331,32 +381,46 @@ def test_no_token_ids_means_no_reasoning_count():
     assert make()().parse_complete(render_reply([analysis("x")])).reasoning_tokens is None
 
 
-# ---- the text path needs no vocabulary; the token path degrades to it -------------------------
+# ---- the encoding is resolved at creation; the text path needs no vocabulary -------------------
+
+
+def vocabulary_missing():
+    raise RuntimeError("error downloading or loading vocab file")
 
 
 def test_text_path_needs_no_encoding(monkeypatch):
-    monkeypatch.setattr(harmony, "load_encoding", lambda: pytest.fail("the text path loaded the encoding"))
+    monkeypatch.setattr(harmony, "load_encoding", vocabulary_missing)
     text = render_reply([analysis("r"), call("bash", LS), final("ok")])
     check_parse(make(), text, Expected("ok", "r", [("bash", LS)]))
 
 
-def test_unloadable_encoding_falls_back_to_the_text(monkeypatch, encoding):
+def test_unloadable_encoding_makes_a_text_only_parser_at_creation(monkeypatch, encoding):
     text = render_reply([analysis("r"), call("bash", LS)])
     ids = token_stream(encoding, text)[0]
-
-    def unavailable():
-        raise RuntimeError("error downloading or loading vocab file")
-
-    monkeypatch.setattr(harmony, "load_encoding", unavailable)
+    monkeypatch.setattr(harmony, "load_encoding", vocabulary_missing)
     parser = make()()
+    assert parser.encoding is None  # decided here, before any token id arrives
     assert folded(parser.stream_chunk(text, ids, final=True)) == (None, "r", [("bash", LS)])
     assert parser.reasoning_tokens is None
+    assert parser.state.source == "text"
+
+
+def test_without_a_configured_vocabulary_the_parser_is_text_only_and_downloads_nothing(monkeypatch):
+    monkeypatch.delenv("TIKTOKEN_ENCODINGS_BASE", raising=False)
+    never = functools.lru_cache(maxsize=1)(lambda: pytest.fail("tried to load, and maybe download, the vocabulary"))
+    monkeypatch.setattr(harmony.tokens, "load_encoding", never)  # and nothing loaded it yet
+    monkeypatch.setattr(harmony, "load_encoding", never)
+    parser = make()()
+    assert parser.encoding is None
+    text = render_reply([final("ok")])
+    assert folded(parser.stream_chunk(text, [1, 2, 3], final=True)) == ("ok", None, [])
 
 
 def test_encoding_passed_as_tokenizer_is_used(monkeypatch, encoding):
     monkeypatch.setattr(harmony, "load_encoding", lambda: pytest.fail("loaded the encoding although one was given"))
     text = render_reply([analysis("r"), final("ok")])
     parser = create_parser(response_parser="gpt-oss", tokenizer=encoding)
+    assert parser.encoding is encoding
     assert parser.parse_complete(text, token_stream(encoding, text)[0]).reasoning_tokens == 1
 
 

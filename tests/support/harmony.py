@@ -16,7 +16,7 @@ import pytest
 
 from lmparse.messages import DeltaMessage
 
-from .support.tokenizers import RealTokenizer, testdata_dir, token_chunks
+from .tokenizers import RealTokenizer, testdata_dir, token_chunks
 
 Deltas = list[tuple[DeltaMessage, bool]]
 VOCAB_FILE = "o200k_base.tiktoken"
