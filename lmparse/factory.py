@@ -7,9 +7,10 @@ from typing import Any
 from . import reasoning, response, tools  # noqa: F401  (registers the built-in parsers)
 from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from .request import ParserRequest, normalize_request
-from .response.base import BaseResponseParser, ResponseParser
+from .response.base import ResponseParser
 
 __all__ = ["create_parser"]
+
 
 def create_parser(
     tool_parser: str | None = None,
@@ -26,8 +27,6 @@ def create_parser(
     """
     req = ParserRequest.accept_all() if request is None else normalize_request(request)
     cls = ResponseParserManager.get(response_parser or "default")
-    if cls is not BaseResponseParser and not issubclass(cls, BaseResponseParser):
-        return cls(request=req, tokenizer=tokenizer, tool_parser=tool_parser, reasoning_parser=reasoning_parser)
     tool = ToolParserManager.get(tool_parser)(req) if tool_parser else None
     reasoner = ReasoningParserManager.get(reasoning_parser)(req) if reasoning_parser else None
-    return cls(req, reasoning_parser=reasoner, tool_parser=tool)
+    return cls(req, tool_parser=tool, reasoning_parser=reasoner, tokenizer=tokenizer)

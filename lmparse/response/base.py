@@ -60,7 +60,22 @@ def fold_deltas(deltas: Deltas, reasoning_tokens: int | None = None) -> ParsedMe
 
 
 class ResponseParser:
-    """What every response parser offers; one instance per response."""
+    """What every response parser offers; one instance per response.
+
+    Every one is built the same way, as ``create_parser`` does: the normalized request,
+    then the tool and reasoning parsers built from their registry names (None when not
+    named) and the caller's tokenizer, by keyword.  A parser that fixes its own grammar
+    (Harmony) ignores what it does not use."""
+
+    def __init__(
+        self,
+        request: ParserRequest,
+        *,
+        tool_parser: ToolParser | None = None,
+        reasoning_parser: ReasoningParser | None = None,
+        tokenizer: object = None,
+    ) -> None:
+        self.request = request
 
     def stream_chunk(self, text: str, token_ids: list[int] | None = None, final: bool = False) -> Deltas:
         raise NotImplementedError
@@ -87,10 +102,12 @@ class BaseResponseParser(ResponseParser):
     def __init__(
         self,
         request: ParserRequest,
-        reasoning_parser: ReasoningParser | None = None,
+        *,
         tool_parser: ToolParser | None = None,
+        reasoning_parser: ReasoningParser | None = None,
+        tokenizer: object = None,  # token ids come with the chunks; nothing to look up
     ) -> None:
-        self.request = request
+        super().__init__(request)
         self.tool_parser = tool = tool_parser if tool_parser is not None and request.tools_enabled else None
         # Payload open tags start a block and belong to its payload (Qwen3-Coder's bare
         # ``<function=``): the tool parser reads them, and they are text if it rejects them.

@@ -33,7 +33,8 @@ from typing import Any, Iterable, Literal, NamedTuple
 
 from ...registry import ResponseParserManager
 from ...request import ParserRequest
-from ...tools.base import Deltas, DroppedCall
+from ...reasoning import ReasoningParser
+from ...tools.base import Deltas, DroppedCall, ToolParser
 from ..base import ResponseParser
 from .framing import CALL, CHANNEL, CONSTRAIN, END, MARKER_IDS, MESSAGE, RETURN, START, STOPS, Framer, Framing
 from .header import function_name, parse_header
@@ -68,17 +69,18 @@ class HarmonyResponseParser(ResponseParser):
     already gave); a response whose first content arrives without ids is parsed as text.
     ``tokenizer`` is used when it is a HarmonyEncoding; any other value (``create_parser``
     passes the family's tokenizer) is ignored.  ``tool_parser`` and ``reasoning_parser``
-    are accepted for ``create_parser`` and ignored: Harmony fixes both."""
+    are ignored: Harmony fixes both."""
 
     def __init__(
         self,
         request: ParserRequest | None = None,
+        *,
+        tool_parser: ToolParser | None = None,
+        reasoning_parser: ReasoningParser | None = None,
         tokenizer: object = None,
-        tool_parser: str | None = None,
-        reasoning_parser: str | None = None,
     ) -> None:
         harmony_module()  # fail at configuration time, not mid-stream
-        self.request = request if request is not None else ParserRequest.accept_all()
+        super().__init__(request if request is not None else ParserRequest.accept_all())
         self._router = Router(self.request)
         self._text_only_reason: str | None = None
         self._encoding: Any = tokenizer if is_encoding(tokenizer) else self._default_encoding()
