@@ -47,8 +47,8 @@ class Table:
 
         def line(cells: list[str]) -> str:
             k = self.left
-            out = [c.ljust(w) for c, w in zip(cells[:k], widths[:k])]
-            out += [c.rjust(w) for c, w in zip(cells[k:], widths[k:])]
+            out = [c.ljust(w) for c, w in zip(cells[:k], widths[:k], strict=False)]
+            out += [c.rjust(w) for c, w in zip(cells[k:], widths[k:], strict=False)]
             return "  ".join(out).rstrip()
 
         rule = "  ".join("-" * w for w in widths)
