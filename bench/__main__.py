@@ -23,8 +23,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeVar
 
 from .fixtures import CALL_CONTENT, FIXTURE_KINDS, Call, build_call, build_reply, chunk_label, split_chunks
 from .peers import PeerRun, run_lmdeploy, run_lmdeploy_calls, vllm_hermes
@@ -33,6 +33,7 @@ from .timing import Settings
 from .verify import ReconstructionError
 
 ROOT = Path(__file__).resolve().parent.parent
+_T = TypeVar("_T")
 
 
 class Mode(NamedTuple):
@@ -327,7 +328,22 @@ def _render_dialects(mode: Mode, dialects: list, plan: list, calls: dict, rows: 
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+class _Run(NamedTuple):
+    """What one run measured: the report's and the JSON file's input."""
+    env: dict
+    plan: list[tuple[str, str, int, int | None]]
+    calls: dict
+    results: list[dict]
+    dialect_rows: list[dict]
+    peers: list[PeerRun]
+    dialect_peer: PeerRun | None
+    profiles: list[str]
+    phases: dict[str, float]
+    elapsed: float
+
+
+def _parse_arguments(argv: Sequence[str] | None) -> tuple[argparse.Namespace, list]:
+    """The command line and the dialect groups it selects (an unknown name exits with usage)."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100 KB fixtures and fewer repeats (< 60 s)")
     parser.add_argument("--json", metavar="PATH", help="also write every number to PATH as JSON")
@@ -338,18 +354,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="tool dialect groups for sections 6-7: all (default), none, or comma-separated names "
                              "(any registered alias, or gpt-oss)")
     args = parser.parse_args(argv)
-    mode = QUICK if args.quick else FULL
     from .dialects import select_dialects
 
     try:
         dialects = select_dialects(args.dialects)
     except ValueError as exc:
         parser.error(str(exc))
+    return args, dialects
 
+
+def _run(mode: Mode, dialects: list, with_peers: bool, with_profiles: bool) -> _Run | None:
+    """Check and time everything asked for, each phase timed (None: a parser's output was wrong)."""
     started = time.perf_counter()
     phases: dict[str, float] = {}
 
-    def phase(name: str, run):
+    def phase(name: str, run: Callable[[], _T]) -> _T:
         begun = time.perf_counter()
         value = run()
         phases[name] = time.perf_counter() - begun
@@ -364,16 +383,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         dialect_rows = phase("dialects", lambda: _measure_dialects(mode, dialects, plan, calls))
     except ReconstructionError as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
-        return 1
-    peers = phase("peers (qwen stack)", lambda: _run_peers(mode)) if args.peers else []
+        return None
+    peers = phase("peers (qwen stack)", lambda: _run_peers(mode)) if with_peers else []
     dialect_peer = None
-    if args.peers and dialects:
+    if with_peers and dialects:
         dialect_peer = phase("peers (dialects)", lambda: _run_dialect_peers(mode, dialects, plan, calls))
-    profiles = phase("profiles", lambda: _profiles(mode, dialects, calls)) if args.profile else []
+    profiles = phase("profiles", lambda: _profiles(mode, dialects, calls)) if with_profiles else []
     elapsed = time.perf_counter() - started
+    return _Run(env, plan, calls, results, dialect_rows, peers, dialect_peer, profiles, phases, elapsed)
 
-    targets_text, targets = _targets(results, mode)
-    dialect_targets_text, dialect_targets = _dialect_targets(dialect_rows, mode, dialects)
+
+def _print_report(mode: Mode, dialects: list, run: _Run, targets_texts: list[str]) -> None:
+    env = run.env
     dirty = env["lmparse_uncommitted"]
     print(
         f"lmparse bench ({mode.name}) - lmparse {env['lmparse']} @ {env['git'] or '?'}"
@@ -385,45 +406,54 @@ def main(argv: Sequence[str] | None = None) -> int:
           "output checked before timing\n")
     print(
         render_run(
-            results,
+            run.results,
             size=mode.size,
             kinds=FIXTURE_KINDS,
             stack_chunks=STACK_CHUNKS,
             scanner_chunks=SCANNER_CHUNKS,
             linearity_sizes=mode.linearity_sizes,
             linearity_chunks=LINEARITY_CHUNKS,
-            peers=peers,
+            peers=run.peers,
         )
     )
     if dialects:
         print()
-        print(_render_dialects(mode, dialects, plan, calls, dialect_rows, dialect_peer))
-    print()
-    print(targets_text)
-    if dialects:
+        print(_render_dialects(mode, dialects, run.plan, run.calls, run.dialect_rows, run.dialect_peer))
+    for text in [*targets_texts, *run.profiles]:
         print()
-        print(dialect_targets_text)
-    for profile in profiles:
-        print()
-        print(profile)
-    spent = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in phases.items())
-    print(f"\ntotal run time {elapsed:.1f} s ({spent})")
+        print(text)
+    spent = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in run.phases.items())
+    print(f"\ntotal run time {run.elapsed:.1f} s ({spent})")
 
+
+def _write_json(path: str, run: _Run, targets: list[dict]) -> None:
+    payload = {
+        "environment": run.env,
+        "elapsed_s": run.elapsed,
+        "phases_s": run.phases,
+        "results": run.results,
+        "targets": targets,
+        "profiles": run.profiles,
+        "dialects": run.dialect_rows,
+        "peers": [
+            {"name": p.name, "impl": p.impl, "status": p.status, "results": p.records, "errors": p.errors}
+            for p in run.peers + ([run.dialect_peer] if run.dialect_peer else [])
+        ],
+    }
+    Path(path).write_text(json.dumps(payload, indent=2) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args, dialects = _parse_arguments(argv)
+    mode = QUICK if args.quick else FULL
+    run = _run(mode, dialects, args.peers, args.profile)
+    if run is None:
+        return 1
+    targets_text, targets = _targets(run.results, mode)
+    dialect_targets_text, dialect_targets = _dialect_targets(run.dialect_rows, mode, dialects)
+    _print_report(mode, dialects, run, [targets_text, dialect_targets_text] if dialects else [targets_text])
     if args.json:
-        payload = {
-            "environment": env,
-            "elapsed_s": elapsed,
-            "phases_s": phases,
-            "results": results,
-            "targets": targets + dialect_targets,
-            "profiles": profiles,
-            "dialects": dialect_rows,
-            "peers": [
-                {"name": p.name, "impl": p.impl, "status": p.status, "results": p.records, "errors": p.errors}
-                for p in peers + ([dialect_peer] if dialect_peer else [])
-            ],
-        }
-        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+        _write_json(args.json, run, targets + dialect_targets)
     return 0
 
 

@@ -47,8 +47,8 @@ class Table:
 
         def line(cells: list[str]) -> str:
             k = self.left
-            out = [c.ljust(w) for c, w in zip(cells[:k], widths[:k])]
-            out += [c.rjust(w) for c, w in zip(cells[k:], widths[k:])]
+            out = [c.ljust(w) for c, w in zip(cells[:k], widths[:k], strict=False)]
+            out += [c.rjust(w) for c, w in zip(cells[k:], widths[k:], strict=False)]
             return "  ".join(out).rstrip()
 
         rule = "  ".join("-" * w for w in widths)
@@ -78,16 +78,23 @@ def render_run(
     floor = _index(r for r in results if r["impl"] == "pass-through")
     ran = [p for p in peers if p.records]
     peer_rows = {p.name: _index(p.records) for p in ran}
-    out: list[str] = []
-    footnote = False
+    out = _stack_section(ours, floor, ran, peer_rows, kinds, stack_chunks, size)
+    out += _scanner_section(ours, kinds, scanner_chunks, size)
+    out += _linearity_section(ours, ran, peer_rows, kinds, linearity_sizes, linearity_chunks, size)
+    out += _peer_status(peers)
+    return "\n".join(out)
 
-    # 1 + 4: the stack, next to the pass-through floor and the peers.
+
+def _stack_section(ours: dict, floor: dict, ran: list[PeerRun], peer_rows: dict[str, dict], kinds: Sequence[str],
+                   chunks: Sequence[int | None], size: int) -> list[str]:
+    """Sections 1 + 4: the stack, next to the pass-through floor and the peers."""
+    footnote = False
     headers = ["fixture", "chunk", "chunks", "MB/s", "us/chunk", "floor MB/s", "vs floor"]
     for p in ran:
         headers += [f"{p.name} MB/s", f"ours/{p.name}"]
     table = Table(headers)
     for kind in kinds:
-        for chunk in stack_chunks:
+        for chunk in chunks:
             r = ours[("stack", kind, size, chunk)]
             f = floor[("passthrough", kind, size, chunk)]
             cells = [kind, chunk_label(chunk), r["chunks"], fmt(r["mb_per_s"]), fmt(r["us_per_chunk"]),
@@ -98,7 +105,7 @@ def render_run(
                 footnote |= bool(mark)
                 cells += [fmt(q and q["mb_per_s"]) + mark, _ratio(r["mb_per_s"], q and q["mb_per_s"])]
             table.add(*cells)
-    out += [
+    out = [
         f"1. qwen stack: create_parser(tool_parser='qwen', reasoning_parser='qwen3'), "
         f"ARG ~{size_label(size)} chars; MB/s = 1e6 input chars per wall second, final=True on the last chunk",
         "   floor = pass-through baseline (one DeltaMessage(content=chunk) per chunk, same call shape); "
@@ -109,25 +116,31 @@ def render_run(
         out.append("   * peer gave wrong output on plain character chunks (see peer notes); this number is on the same "
                    "chunking with Qwen's special tokens kept whole, as a tokenizer-driven engine sends them")
     out.append("")
+    return out
 
-    # 2: the scanner alone.
+
+def _scanner_section(ours: dict, kinds: Sequence[str], chunks: Sequence[int | None], size: int) -> list[str]:
+    """Section 2: the scanner alone."""
     table = Table(["fixture", "chunk", "chunks", "MB/s", "us/chunk"])
     for kind in kinds:
-        for chunk in scanner_chunks:
+        for chunk in chunks:
             r = ours[("scanner", kind, size, chunk)]
             table.add(kind, chunk_label(chunk), r["chunks"], fmt(r["mb_per_s"]), fmt(r["us_per_chunk"]))
-    out += [f"2. JsonValueScanner.scan(chunk, 0, final) alone on ARG (~{size_label(size)} chars)", table.render(), ""]
+    return [f"2. JsonValueScanner.scan(chunk, 0, final) alone on ARG (~{size_label(size)} chars)", table.render(), ""]
 
-    # 3: linearity.
-    first, last = linearity_sizes[0], linearity_sizes[-1]
-    headers = ["fixture", "chunk"] + [f"us/KB @{size_label(s)}" for s in linearity_sizes]
+
+def _linearity_section(ours: dict, ran: list[PeerRun], peer_rows: dict[str, dict], kinds: Sequence[str],
+                       sizes: Sequence[int], chunks: Sequence[int | None], size: int) -> list[str]:
+    """Section 3: time per KB across fixture sizes, ours and the peers'."""
+    first, last = sizes[0], sizes[-1]
+    headers = ["fixture", "chunk"] + [f"us/KB @{size_label(s)}" for s in sizes]
     headers.append(f"ratio {size_label(last)}/{size_label(first)}")
     for p in ran:
         headers.append(f"{p.name} ratio")
     table = Table(headers)
     for kind in kinds:
-        for chunk in linearity_chunks:
-            per_kb = [_linearity_row(ours, kind, s, chunk, size) for s in linearity_sizes]
+        for chunk in chunks:
+            per_kb = [_linearity_row(ours, kind, s, chunk, size) for s in sizes]
             cells = [kind, chunk_label(chunk)] + [fmt(v and v["us_per_kb"]) for v in per_kb]
             cells.append(_ratio(per_kb[-1] and per_kb[-1]["us_per_kb"], per_kb[0] and per_kb[0]["us_per_kb"]))
             for p in ran:
@@ -135,14 +148,16 @@ def render_run(
                 b = _linearity_row(peer_rows[p.name], kind, first, chunk, size)
                 cells.append(_ratio(a and a["us_per_kb"], b and b["us_per_kb"]))
             table.add(*cells)
-    out += [
+    return [
         "3. linearity: qwen stack time per 1000 input chars (us/KB); ratio = us/KB at the largest / at the smallest",
         table.render(),
         "",
     ]
 
-    # 5: peer status.
-    out.append("5. peers")
+
+def _peer_status(peers: Sequence[PeerRun]) -> list[str]:
+    """Section 5: how each peer ran, and what it got wrong."""
+    out = ["5. peers"]
     if not peers:
         out.append("   not run (python -m bench --peers)")
     for p in peers:
@@ -157,7 +172,7 @@ def render_run(
         for err in p.errors:
             where = f"{err['fixture']} {size_label(err['size'])} chunk {chunk_label(err['chunk'])}"
             out.append(f"     {where}: {err['error']}")
-    return "\n".join(out)
+    return out
 
 
 def _linearity_row(rows: dict, kind: str, at: int, chunk: int | None, main_size: int) -> dict | None:
@@ -186,12 +201,21 @@ def render_dialects(
     ``linearity`` the (small, large) sizes compared."""
     ours = _dialect_index(rows)
     theirs = _dialect_index(peer.records) if peer is not None else {}
-    with_peer = peer is not None and bool(peer.records)
+    ran_peer = peer if peer is not None and peer.records else None  # a peer with numbers to compare
     out = list(header)
-    footnote = False
+    out += _dialect_throughput(ours, theirs, ran_peer, dialects, plan)
+    out += _dialect_linearity(ours, theirs, ran_peer, dialects, plan, linearity)
+    if peer is not None:
+        out += ["", *_dialect_peer_notes(peer)]
+    return "\n".join(out)
 
+
+def _dialect_throughput(ours: dict, theirs: dict, peer: PeerRun | None, dialects: Sequence[tuple[str, tuple[str, ...]]],
+                        plan: Sequence[tuple[str, str, int, int | None]]) -> list[str]:
+    """Section 6's table and its notes; ``peer`` is None unless it has numbers."""
+    footnote = False
     headers = ["dialect", "fixture", "size", "chunk", "chunks", "MB/s", "us/chunk"]
-    if with_peer:
+    if peer is not None:
         headers += [f"{peer.name} MB/s", f"ours/{peer.name}"]
     table = Table(headers, left=2)
     for i, (label, _names) in enumerate(dialects):
@@ -205,30 +229,35 @@ def render_dialects(
             cells = [label if first else "", kind, _call_size(kind, size), chunk_label(chunk),
                      r["chunks"] if r else "-", fmt(r and r["mb_per_s"]), fmt(r and r["us_per_chunk"])]
             first = False
-            if with_peer:
+            if peer is not None:
                 q = theirs.get((label, section, kind, size, chunk))
                 mark = "" if q is None or q.get("chunking", "chars") == "chars" else " *"
                 footnote |= bool(mark)
                 cells += [fmt(q and q["mb_per_s"]) + mark, _ratio(r and r["mb_per_s"], q and q["mb_per_s"])]
             table.add(*cells)
-    out.append(table.render())
-    if footnote:
+    out = [table.render()]
+    if footnote and peer is not None:
         out.append(f"   * {peer.name} gave wrong output on plain character chunks (see the notes below); this number "
                    "is on chunks that keep the dialect's declared markers whole (fewer, longer chunks)")
     aliases = [f"{label} = {', '.join(names[1:])}" for label, names in dialects if len(names) > 1]
     if aliases:
         out.append("   aliases: " + "; ".join(aliases))
-    if with_peer:
+    if peer is not None:
         ran = {key[0] for key in theirs} | {err["dialect"] for err in peer.errors}
         unpeered = [label for label, _names in dialects if label not in ran]
         if unpeered:
             out.append(f"   {peer.name} has no parser for: {', '.join(unpeered)}")
     out.append("")
+    return out
 
+
+def _dialect_linearity(ours: dict, theirs: dict, peer: PeerRun | None, dialects: Sequence[tuple[str, tuple[str, ...]]],
+                       plan: Sequence[tuple[str, str, int, int | None]], linearity: tuple[int, int]) -> list[str]:
+    """Section 7: string-argument time per KB at the small and the large size."""
     small, large = linearity
     headers = ["dialect", "chunk", f"us/KB @{size_label(small)}", f"us/KB @{size_label(large)}",
                f"ratio {size_label(large)}/{size_label(small)}"]
-    if with_peer:
+    if peer is not None:
         headers.append(f"{peer.name} ratio")
     table = Table(headers)
     chunks = [chunk for section, _kind, _size, chunk in plan if section == "linearity"]
@@ -238,17 +267,13 @@ def render_dialects(
             b = _dialect_linearity_row(ours, label, small, chunk)
             cells = [label, chunk_label(chunk), fmt(b and b["us_per_kb"]), fmt(a and a["us_per_kb"]),
                      _ratio(a and a["us_per_kb"], b and b["us_per_kb"])]
-            if with_peer:
+            if peer is not None:
                 pa = _dialect_linearity_row(theirs, label, large, chunk)
                 pb = _dialect_linearity_row(theirs, label, small, chunk)
                 cells.append(_ratio(pa and pa["us_per_kb"], pb and pb["us_per_kb"]))
             table.add(*cells)
-    out.append(f"7. tool dialect linearity: string-arg time per 1000 input chars (us/KB) at {size_label(small)} and "
-               f"{size_label(large)}; ratio = us/KB @{size_label(large)} / us/KB @{size_label(small)}")
-    out.append(table.render())
-    if peer is not None:
-        out += ["", *_dialect_peer_notes(peer)]
-    return "\n".join(out)
+    return [f"7. tool dialect linearity: string-arg time per 1000 input chars (us/KB) at {size_label(small)} and "
+            f"{size_label(large)}; ratio = us/KB @{size_label(large)} / us/KB @{size_label(small)}", table.render()]
 
 
 def _call_size(kind: str, size: int) -> str:

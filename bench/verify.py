@@ -59,7 +59,7 @@ def fold(deltas: Iterable[tuple[Any, bool]]) -> Folded:
 
 
 def _first_difference(got: str, want: str) -> str:
-    at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+    at = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
     return (
         f"lengths got={len(got)} want={len(want)}, first difference at {at}: "
         f"got {got[max(0, at - 20):at + 20]!r} want {want[max(0, at - 20):at + 20]!r}"

@@ -36,7 +36,7 @@ from . import anthropic, openai, responses
 from .bindings import ModelBinding, simulated_binding, upstream_binding
 from .errors import RequestError
 from .logs import AccessLog, request_log
-from .metrics import Metrics
+from .metrics import Metrics, Sample
 from .models import ModelNames, anthropic_model, openai_model
 from .runner import ChatRunner
 from .signing import Signer
@@ -70,6 +70,14 @@ def _nesting(value: Any) -> int:
     return deepest
 
 
+def _engine_counters(binding: ModelBinding, stats: Callable[[], dict[str, int]]) -> Callable[[], list[Sample]]:
+    """A metrics collector for an engine's own counters, read at scrape time."""
+    def collect() -> list[Sample]:
+        return [(f"lmparse_engine_{key}_total", f"Engine counter: {key.replace('_', ' ')}.", {"model": binding.name},
+                 value) for key, value in stats().items()]
+    return collect
+
+
 class _Server:
     def __init__(self, bindings: list[ModelBinding], api_key: str | None, max_body_bytes: int, metrics: Metrics,
                  signer: Signer, store: responses.ResponseStore | None) -> None:
@@ -86,9 +94,7 @@ class _Server:
         for b in bindings:
             stats = getattr(b.engine, "stats", None)
             if stats is not None:
-                metrics.add_collector(lambda b=b, stats=stats: [
-                    (f"lmparse_engine_{key}_total", f"Engine counter: {key.replace('_', ' ')}.", {"model": b.name}, value)
-                    for key, value in stats().items()])
+                metrics.add_collector(_engine_counters(b, stats))
 
     # -- shared request handling --
 
@@ -237,7 +243,8 @@ class _Server:
             response_id, _ = self._stored(request)
         except RequestError as exc:
             return self._failed(request, "responses", exc)
-        self.store.delete(response_id)
+        if self.store is not None:  # always: _stored found the response in it
+            self.store.delete(response_id)
         return json_response({"id": response_id, "object": "response.deleted", "deleted": True})
 
     # -- models, health, metrics --
@@ -271,8 +278,10 @@ class _Server:
         return Response(self.metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
 
-def _http_error(request: Request, exc: HTTPException) -> Response:
+def _http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own 404 (no route) and 405 (wrong method), as JSON in the path's API shape."""
+    if not isinstance(exc, HTTPException):  # never: registered for HTTPException (Starlette types it as Exception)
+        return _internal_error(request, exc)
     if exc.status_code == 405:
         message = f"{request.method} is not allowed on {request.url.path}"
     elif exc.status_code == 404:

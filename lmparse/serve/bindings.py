@@ -73,11 +73,11 @@ def _require_parsers(family: Family) -> None:
 def _family_markers(family: Family) -> list[str]:
     markers: list[str] = []
     if family.tool_parser and family.tool_parser in ToolParserManager:
-        cls = ToolParserManager.get(family.tool_parser)
-        markers += [*cls.tool_open_tags, cls.tool_close_tag or ""]
+        tool_cls = ToolParserManager.get(family.tool_parser)
+        markers += [*tool_cls.tool_open_tags, tool_cls.tool_close_tag or ""]
     if family.reasoning_parser and family.reasoning_parser in ReasoningParserManager:
-        cls = ReasoningParserManager.get(family.reasoning_parser)
-        markers += [cls.start_tag or "", cls.end_tag]
+        reasoning_cls = ReasoningParserManager.get(family.reasoning_parser)
+        markers += [reasoning_cls.start_tag or "", reasoning_cls.end_tag]
     if family.response_parser == "gpt-oss":
         markers += ["<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>"]
     return markers
@@ -107,6 +107,7 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
 
     _require_parsers(family)
     tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))
+    template: ChatTemplate | None
     if chat_template:
         template = ChatTemplate(Path(chat_template).read_text(encoding="utf-8"), Path(chat_template).name)
     else:

@@ -15,6 +15,7 @@ import logging
 import re
 import sys
 import time
+from collections.abc import MutableMapping
 from typing import Any
 
 __all__ = ["AccessLog", "RequestLog", "configure", "request_log", "LOG_FORMATS"]
@@ -37,7 +38,7 @@ class RequestLog:
         self.prompt_tokens: int | None = None  # count_tokens has no runner
 
 
-def request_log(scope: dict) -> RequestLog:
+def request_log(scope: MutableMapping[str, Any]) -> RequestLog:
     """The request's log record (a throwaway one outside the middleware, e.g. in tests)."""
     return scope.get(_SCOPE_KEY) or RequestLog()
 

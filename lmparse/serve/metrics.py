@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-__all__ = ["Metrics"]
+__all__ = ["Metrics", "Sample"]
+
+Sample = tuple[str, str, dict[str, str], float]  # a collected value: (name, help, labels, value)
 
 _HELP = {
     "lmparse_requests_total": ("counter", "Chat requests accepted, by API and streaming mode."),
@@ -24,7 +26,7 @@ _HELP = {
 class Metrics:
     def __init__(self) -> None:
         self._values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
-        self._collectors: list[Callable[[], Iterable[tuple[str, str, dict[str, str], float]]]] = []
+        self._collectors: list[Callable[[], Iterable[Sample]]] = []
 
     def inc(self, name: str, amount: float = 1, **labels: str) -> None:
         key = (name, tuple(sorted(labels.items())))
@@ -33,7 +35,7 @@ class Metrics:
     def get(self, name: str, **labels: str) -> float:
         return self._values.get((name, tuple(sorted(labels.items()))), 0)
 
-    def add_collector(self, collect: Callable[[], Iterable[tuple[str, str, dict[str, str], float]]]) -> None:
+    def add_collector(self, collect: Callable[[], Iterable[Sample]]) -> None:
         """``collect() -> [(name, help, labels, value)]``, read at scrape time (engine counters)."""
         self._collectors.append(collect)
 

@@ -163,6 +163,23 @@ def _token_text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _template_source(root: Path, template_file: str | None, tokenizer_dir: str | None,
+                     config: dict[str, Any]) -> tuple[str, str] | None:
+    """The template's source and a name for it: the templates file, the tokenizer's
+    ``chat_template.jinja``, else its ``tokenizer_config.json`` entry (None: none of them)."""
+    candidates = []
+    if template_file:
+        candidates.append(root / "templates" / template_file)
+    if tokenizer_dir:
+        candidates.append(root / tokenizer_dir / "chat_template.jinja")
+    for path in candidates:
+        if path.is_file():
+            return path.read_text(encoding="utf-8"), path.name
+    if isinstance(config.get("chat_template"), str):
+        return config["chat_template"], f"{tokenizer_dir}/tokenizer_config.json"
+    return None
+
+
 def load_template(root: Path | None, template_file: str | None, tokenizer_dir: str | None) -> ChatTemplate | None:
     """The family's chat template from the test data, or None (then ChatML is used)."""
     if root is None:
@@ -173,20 +190,10 @@ def load_template(root: Path | None, template_file: str | None, tokenizer_dir: s
             config = json.loads((root / tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
         except ValueError:
             config = {}
-    candidates = []
-    if template_file:
-        candidates.append(root / "templates" / template_file)
-    if tokenizer_dir:
-        candidates.append(root / tokenizer_dir / "chat_template.jinja")
-    source = name = None
-    for path in candidates:
-        if path.is_file():
-            source, name = path.read_text(encoding="utf-8"), path.name
-            break
-    if source is None and isinstance(config.get("chat_template"), str):
-        source, name = config["chat_template"], f"{tokenizer_dir}/tokenizer_config.json"
-    if source is None:
+    found = _template_source(root, template_file, tokenizer_dir, config)
+    if found is None:
         return None
+    source, name = found
     try:
         return ChatTemplate(source, name, _token_text(config.get("bos_token")), _token_text(config.get("eos_token")))
     except Exception as exc:  # jinja2 missing or a template it cannot compile

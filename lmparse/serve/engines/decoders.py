@@ -11,8 +11,8 @@ raises ``UpstreamError`` if the engine never finished.  An abort the engine repo
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
 from collections.abc import Callable
+from typing import Any, ClassVar, TypeGuard
 
 from ..errors import RequestError
 from .base import EngineChunk, GenerationRequest
@@ -26,7 +26,8 @@ TokenText = Callable[[int], "str | None"]  # a token id's own text (None: unknow
 Logprob = dict[str, Any]  # an OpenAI ``ChatCompletionTokenLogprob``
 
 # A special-token-looking suffix: what SGLang leaves at the end with no_stop_trim when EOS matched.
-_SPECIAL_SUFFIX = re.compile(r"(?:<\|[^|<>\s]{1,48}\|>|<｜[^｜<>]{1,48}｜>|</s>|<eos>|<end_of_turn>|\[/?[A-Z_]{2,20}\])$")
+_SPECIAL_SUFFIX = re.compile(r"(?:<\|[^|<>\s]{1,48}\|>|<｜[^｜<>]{1,48}｜>"
+                             r"|</s>|<eos>|<end_of_turn>|\[/?[A-Z_]{2,20}\])$")
 
 
 class UpstreamError(RequestError):
@@ -84,7 +85,8 @@ class EventDecoder:
         """One event as a chunk (None: nothing to forward); ``finish_reason`` set on the last."""
         raise NotImplementedError
 
-    def _wants_logprobs(self, entries: Any) -> bool:
+    def _wants_logprobs(self, entries: Any) -> TypeGuard[list[Any]]:
+        """Logprobs were asked for and the event carries a list of them."""
         return self._request.logprobs and isinstance(entries, list)
 
 
@@ -122,7 +124,7 @@ class VLLMDecoder(EventDecoder):
         tops = lp.get("top_logprobs") or [None] * len(lp["tokens"])
         return [_logprob_entry(tok, value if value is not None else 0.0,
                                sorted((top or {}).items(), key=lambda kv: -kv[1]), self._request.top_logprobs)
-                for tok, value, top in zip(lp["tokens"], lp.get("token_logprobs") or [], tops)]
+                for tok, value, top in zip(lp["tokens"], lp.get("token_logprobs") or [], tops, strict=False)]
 
 
 def _sglang_token(entry: list[Any]) -> str:
@@ -187,7 +189,7 @@ class SGLangDecoder(EventDecoder):
         self._logprobs_seen += len(fresh)
         return [_logprob_entry(_sglang_token(e), e[0] or 0.0,
                                [(_sglang_token(t), t[0] or 0.0) for t in (top or [])], self._request.top_logprobs)
-                for e, top in zip(fresh, fresh_tops)]
+                for e, top in zip(fresh, fresh_tops, strict=False)]
 
     def _trim_stop(self, tail: str, matched: Any, new_ids: list[int]) -> tuple[str, str | None]:
         """The last text without the stop string or EOS text ``no_stop_trim`` kept, and the stop string."""
@@ -243,13 +245,20 @@ class LMDeployDecoder(EventDecoder):
         return EngineChunk(text, ids, logprobs, _finish_reason(kind, "length"))
 
 
+def _llamacpp_top(prob: dict[str, Any]) -> list[tuple[str, float]]:
+    """The alternatives of a llama.cpp ``completion_probabilities`` entry."""
+    return [(t.get("token", ""), t.get("logprob", 0.0)) for t in prob.get("top_logprobs") or ()]
+
+
 class LlamaCppDecoder(EventDecoder):
     """llama.cpp ``/completion``: ``content`` / ``tokens`` per event; the last has ``stop: true``."""
 
     name = "llamacpp"
 
     def note_usage(self, event: Event) -> None:
-        timings = event.get("timings") if isinstance(event.get("timings"), dict) else {}
+        timings = event.get("timings")
+        if not isinstance(timings, dict):
+            timings = {}
         for value in (event.get("tokens_evaluated"), timings.get("prompt_n")):
             if isinstance(value, int):
                 self.prompt_tokens = value
@@ -261,8 +270,7 @@ class LlamaCppDecoder(EventDecoder):
         logprobs = None
         probs = event.get("completion_probabilities") or event.get("probs")
         if self._wants_logprobs(probs):
-            logprobs = [_logprob_entry(p.get("token", ""), p.get("logprob", 0.0),
-                                       [(t.get("token", ""), t.get("logprob", 0.0)) for t in p.get("top_logprobs") or ()],
+            logprobs = [_logprob_entry(p.get("token", ""), p.get("logprob", 0.0), _llamacpp_top(p),
                                        self._request.top_logprobs) for p in probs]
         if not event.get("stop"):
             return EngineChunk(text, ids, logprobs)

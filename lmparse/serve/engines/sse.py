@@ -91,14 +91,15 @@ class SSELineDecoder:
         try:
             event = orjson.loads(line)
         except orjson.JSONDecodeError:
-            return self._fail(f"sent a line that is not JSON: {line[:200]!r}")
+            self._fail(f"sent a line that is not JSON: {line[:200]!r}")
+            return None
         message = error_text(event) if (is_error or isinstance(event, dict)) else None
         if is_error and message is None:
             message = str(event)
         if message is not None:
-            return self._fail(f"error: {message}")
+            self._fail(f"error: {message}")
+            return None
         return event if isinstance(event, dict) else None
 
     def _fail(self, error: str) -> None:
         self.done, self.error = True, error
-        return None

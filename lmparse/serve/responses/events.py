@@ -150,8 +150,10 @@ class ResponseBuilder:
         self._event("response.output_text.delta", item_id=opened.item["id"], output_index=opened.index,
                     content_index=0, delta=text, logprobs=logprobs or [])
 
-    def _begin_call(self, call_index: int, call_id: str, flat_name: str) -> None:
-        kind, name, namespace = self.opts.tools.client(flat_name)
+    def _begin_call(self, call_index: int, call_id: str, flat_name: str | None) -> None:
+        # The parsers send a call's name with its id; a None name (none do) stays a null name.
+        kind, name, namespace = (self.opts.tools.client(flat_name) if flat_name is not None
+                                 else ("function", None, None))
         custom = kind == "custom"
         item_type = "custom_tool_call" if custom else "function_call"
         item = {"id": _id("ctc_" if custom else "fc_"), "type": item_type, "status": "in_progress",
