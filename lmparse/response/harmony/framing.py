@@ -125,6 +125,8 @@ P_contra = TypeVar("P_contra", contravariant=True)
 class Messages(Protocol[P_contra]):
     """How one input path reads headers and decodes bodies (``text.py``, ``tokens.py``)."""
 
+    verbatim_bodies: bool  # ``body_text`` returns its payload unchanged (the text path)
+
     def open_header(self, role_known: bool) -> None: ...
 
     def add_header(self, payload: P_contra) -> None: ...
@@ -150,7 +152,7 @@ class Messages(Protocol[P_contra]):
 class Framer(Generic[P]):
     """Runs ``FRAMING`` for one response: events in, router calls out."""
 
-    __slots__ = ("state", "channel", "recipient", "_row", "_router", "_messages")
+    __slots__ = ("state", "channel", "recipient", "_row", "_router", "_messages", "_verbatim")
 
     def __init__(self, router: Router, messages: Messages[P]) -> None:
         self.state = Framing.OPENING
@@ -159,12 +161,25 @@ class Framer(Generic[P]):
         self.recipient: str | None = None
         self._router = router
         self._messages = messages
+        self._verbatim = messages.verbatim_bodies  # body text is already text (no decoding)
 
     def handle(self, event: Event, payload: P | None, out: Deltas) -> None:
         steps, after, self._row = self._row[event]
         for step in steps:
             step(self, payload, out)
         self.state = after
+
+    def text(self, payload: P, out: Deltas) -> None:
+        """``handle(Event.TEXT, payload)``, the hot path: in a body the table's plan for text
+        is ``body_text`` and the state stays (checked below, where the table is compiled)."""
+        if self.state is Framing.BODY:
+            router = self._router
+            if self._verbatim:
+                router.text(out, payload)  # type: ignore[arg-type]  # verbatim: the payload is str
+            else:
+                router.text(out, self._messages.body_text(payload, router.counting))
+        else:
+            self.handle(Event.TEXT, payload, out)
 
     # ---- the steps FRAMING names --------------------------------------------------------
 
@@ -228,3 +243,5 @@ _PLANS: dict[Framing, Row] = {state: {} for state in FRAMING}
 for _state, _row in FRAMING.items():
     for _event, (_steps, _after) in _row.items():
         _PLANS[_state][_event] = (tuple(getattr(Framer, s) for s in _steps), _after, _PLANS[_after])
+# Framer.text takes the body's text plan for granted: keep it in step with the table.
+assert FRAMING[Framing.BODY][Event.TEXT] == (("body_text",), Framing.BODY)

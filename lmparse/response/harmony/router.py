@@ -78,7 +78,8 @@ class Router:
         if route == _DISCARD:
             return
         if route == _CALL:
-            self._flush_text()
+            if self._open is not None:
+                self._flush_text()
             self._calls.arguments(out, text)
             return
         open_delta = self._open
@@ -97,7 +98,8 @@ class Router:
 
     def flush(self) -> None:
         """Write what the open deltas are still collecting; the next chunk starts fresh."""
-        self._flush_text()
+        if self._open is not None:
+            self._flush_text()
         self._calls.flush()
 
     def _flush_text(self) -> None:

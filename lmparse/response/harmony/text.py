@@ -25,6 +25,7 @@ class TextMessages:
     """Headers as text for ``parse_header``; bodies are already text."""
 
     __slots__ = ("_header", "_header_chars", "_role_known")
+    verbatim_bodies = True
 
     def __init__(self) -> None:
         self._header: list[str] = []
@@ -102,11 +103,11 @@ class TextLexer:
         if match is None:
             end = len(buf) if final else markers.held_start(buf, pos)
             if end > pos:
-                self.framer.handle(Event.TEXT, buf[pos:end], out)
+                self.framer.text(buf[pos:end], out)
             return ~end
         start, end = match.span()
         if start > pos:
-            self.framer.handle(Event.TEXT, buf[pos:start], out)
+            self.framer.text(buf[pos:start], out)
         marker = match.group()
         self.framer.handle(MARKER_EVENTS[marker], marker, out)
         return end

@@ -61,6 +61,7 @@ class TokenMessages:
     """Headers and bodies through openai-harmony's StreamableParser, one parser per message."""
 
     __slots__ = ("reasoning_tokens", "_enc", "_h", "_header", "_role_known", "_parser", "_emitted")
+    verbatim_bodies = False
 
     def __init__(self, encoding: Any) -> None:
         self.reasoning_tokens = 0
