@@ -20,6 +20,8 @@ OPENING, HEADER, BODY, BETWEEN = Framing.OPENING, Framing.HEADER, Framing.BODY, 
 class Recorder:
     """A path's Messages that records what the framer asks of it; headers are text."""
 
+    verbatim_bodies = False  # every body_text call is recorded
+
     def __init__(self, verdict=("final", None)) -> None:
         self.calls: list[tuple] = []
         self.verdict = verdict
