@@ -62,10 +62,15 @@ def fold_deltas(deltas: Deltas, reasoning_tokens: int | None = None) -> ParsedMe
 class ResponseParser:
     """What every response parser offers; one instance per response.
 
+    ``markers`` are the grammar's own markers beyond its tool and reasoning parsers' (a
+    tokenizer keeps them whole).
+
     Every one is built the same way, as ``create_parser`` does: the normalized request,
     then the tool and reasoning parsers built from their registry names (None when not
     named) and the caller's tokenizer, by keyword.  A parser that fixes its own grammar
     (Harmony) ignores what it does not use."""
+
+    markers: tuple[str, ...] = ()
 
     def __init__(
         self,

@@ -8,14 +8,13 @@ may use: exact names and glob patterns (``claude-*``); the family's name by defa
 
 from __future__ import annotations
 
-import importlib
 import logging
 from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
 
 from ..factory import create_parser
-from ..registry import ReasoningParserManager, ToolParserManager
+from ..registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from ..request import ParserRequest
 from ..response.base import ResponseParser
 from .engines.base import Engine
@@ -29,10 +28,6 @@ from .tokenizer import load_tokenizer, testdata_dir
 __all__ = ["ModelBinding", "simulated_binding", "upstream_binding"]
 
 logger = logging.getLogger("lmparse.serve")
-
-# Response parsers that live in their own module (imported on demand: optional deps).
-_PARSER_MODULES = {"gpt-oss": "lmparse.response.harmony"}
-
 
 class ModelBinding:
     """One served model: a family's parsers, its engine, and the names it answers to."""
@@ -58,13 +53,7 @@ class ModelBinding:
 
 
 def _require_parsers(family: Family) -> None:
-    """Import a response parser's own module if needed; refuse a family with unregistered parsers."""
-    module = _PARSER_MODULES.get(family.response_parser)
-    if module is not None and missing_parsers(family):
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            raise ValueError(f"family {family.name}: {exc}") from None
+    """Refuse a family with unregistered parsers."""
     missing = missing_parsers(family)
     if missing:
         raise ValueError(f"family {family.name} needs {' and '.join(missing)}, which is not registered")
@@ -78,8 +67,8 @@ def _family_markers(family: Family) -> list[str]:
     if family.reasoning_parser and family.reasoning_parser in ReasoningParserManager:
         reasoning_cls = ReasoningParserManager.get(family.reasoning_parser)
         markers += [reasoning_cls.start_tag or "", reasoning_cls.end_tag]
-    if family.response_parser == "gpt-oss":
-        markers += ["<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>"]
+    if family.response_parser and family.response_parser in ResponseParserManager:
+        markers += ResponseParserManager.get(family.response_parser).markers
     return markers
 
 

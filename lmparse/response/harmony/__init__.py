@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Iterable, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
+from collections.abc import Iterable
 
 from ...registry import ResponseParserManager
 from ...request import ParserRequest
@@ -70,6 +71,8 @@ class HarmonyResponseParser(ResponseParser):
     ``tokenizer`` is used when it is a HarmonyEncoding; any other value (``create_parser``
     passes the family's tokenizer) is ignored.  ``tool_parser`` and ``reasoning_parser``
     are ignored: Harmony fixes both."""
+
+    markers = tuple(MARKER_IDS)
 
     def __init__(
         self,

@@ -17,7 +17,8 @@ loses no text and never raises out of ``stream_chunk``.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from collections.abc import Callable
 
 from ...tools.base import Deltas
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from ...tools.base import Deltas
 from .framing import MARKER_EVENTS, MARKER_IDS, MESSAGE, START, Event, Framer, Framing
