@@ -46,8 +46,9 @@ def feed(parser, chunks: Sequence[str], token_ids: Sequence[Sequence[int]] | Non
     return out
 
 
-def check_invariants(deltas: Deltas) -> None:
-    """Identity first, dense ascending indices, one channel per delta, nothing empty."""
+def check_invariants(deltas: Deltas, text: str | None = None) -> None:
+    """Identity first, dense ascending indices, one channel per delta, nothing empty; and,
+    given the input ``text``, conservation (``check_conservation``)."""
     seen: list[int] = []
     for delta, has_tools in deltas:
         channels = [delta.content is not None, delta.reasoning_content is not None, bool(delta.tool_calls)]
@@ -71,6 +72,131 @@ def check_invariants(deltas: Deltas) -> None:
                 assert tc.function is not None and tc.function.arguments, f"empty tool delta: {tc!r}"
     ids = [tc.id for d, _ in deltas for tc in d.tool_calls or () if tc.id]
     assert len(ids) == len(set(ids)), "call ids must be unique"
+    if text is not None:
+        check_conservation(text, deltas)
+
+
+# ---- conservation: every input character ends in exactly one place --------------------------
+
+ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
+MARKUP = frozenset("<>[]{}()|｜`\"'\\=:,;")  # syntax runs hold one of these (so prose punctuation lost next to syntax goes unseen)
+
+
+def _segments(deltas: Deltas) -> list[tuple[object, str]]:
+    """The stream as runs: ("content" | "reasoning" | call index, text); a call's text is its
+    name, a NUL, then its arguments."""
+    runs: list[tuple[object, list[str]]] = []
+    for delta, _ in deltas:
+        for tc in delta.tool_calls or ():
+            if not runs or runs[-1][0] != tc.index:
+                runs.append((tc.index, [tc.function.name or "", "\0"]))
+            runs[-1][1].append(tc.function.arguments or "")
+        for key, piece in (("content", delta.content), ("reasoning", delta.reasoning_content)):
+            if piece is not None:
+                if not runs or runs[-1][0] != key:
+                    runs.append((key, []))
+                runs[-1][1].append(piece)
+    return [(key, "".join(parts)) for key, parts in runs]
+
+
+def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
+    """Match ``piece`` in ``text`` from ``start`` (as a substring if it is one, else as a
+    subsequence); record the positions; return the end, or -1."""
+    at = text.find(piece, start)
+    if at >= 0:
+        taken.extend(range(at, at + len(piece)))
+        return at + len(piece)
+    pos, rest = start, piece
+    while rest:  # the longest next run of ``rest`` found as a substring, so runs stay whole
+        size = len(rest)
+        while size and text.find(rest[:size], pos) < 0:
+            size -= 1
+        if not size:
+            return -1
+        at = text.find(rest[:size], pos)
+        taken.extend(range(at, at + size))
+        pos, rest = at + size, rest[size:]
+    return pos
+
+
+def _leaves(value: object) -> Iterable[tuple[str, ...]]:
+    """The spellings each key and leaf of a decoded arguments object may have had on the wire,
+    in order. Numbers are not tracked (a converted value may be re-spelled: ``1.5e3`` -> 1500.0)."""
+    if isinstance(value, list) and all(isinstance(p, tuple) for p in value) and value:
+        for k, v in value:  # an object, decoded as pairs so duplicate keys keep their order
+            yield (k,)
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, str):
+        yield (value,)
+    elif isinstance(value, bool):
+        yield (json.dumps(value), repr(value))
+    elif value is None:
+        yield ("null", "None")
+
+
+def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> int:
+    """Arguments forwarded as written are a substring (or, unwrapped or cut short, a
+    subsequence) of the input: return where they end.  Converted ones (XML-like values,
+    Python literals) are neither: return -1 and account every key, string value, boolean
+    and null of the decoded object as found after the call began."""
+    if arguments in text[start:]:
+        return _take(text, arguments, start, taken)
+    try:
+        decoded = json.loads(arguments, object_pairs_hook=list)
+    except ValueError:
+        return _take(text, arguments.removesuffix("}"), start, taken)  # cut short; final may close it
+    if json.dumps(arguments, ensure_ascii=False)[1:-1] in text[start:]:
+        return _take(text, arguments, start, taken)  # double-encoded on the wire, unwrapped
+    for spellings in _leaves(decoded):
+        # A string with characters the wire escapes need only appear in order.
+        found = [s for s in spellings if s in text[start:]
+                 or (ESCAPED.intersection(s) and _take(text, s, start, []) >= 0)]
+        assert found or not spellings[0].isprintable(), (
+            f"argument leaf {spellings[0]!r} of {arguments!r} is not in the input after {start}")
+    return -1
+
+
+def check_conservation(text: str, deltas: Deltas) -> None:
+    """Every input character ends in exactly one of: content, reasoning, a call's name or
+    arguments, or recognised syntax.  Content and reasoning are matched in stream order as
+    subsequences of the input (one pointer for the whole stream, so nothing is duplicated,
+    invented or reordered); each call's name and arguments are matched after where its call
+    began; what is left over must be syntax: every unmatched run of the input holds a markup
+    character or is whitespace (separators and formatting).  Where a call's values were
+    converted (XML-like, Python literals), its keys and values are checked present and the
+    leftover check is skipped."""
+    taken: list[int] = []
+    pos, converted = 0, False
+    for key, piece in _segments(deltas):
+        if isinstance(key, int):
+            name, arguments = piece.split("\0", 1)
+            name_at = text.find(name, pos)
+            assert name_at >= 0, f"call {key}'s name {name!r} is not in the input after {pos}"
+            taken.extend(range(name_at, name_at + len(name)))
+            end = _take_arguments(text, arguments, pos, taken)
+            converted = converted or end < 0
+            pos = max(end, name_at + len(name))
+        else:
+            end = _take(text, piece, pos, taken)
+            assert end >= 0, f"{key} {piece!r} is not in the input, in order, after {pos}"
+            pos = end
+    assert len(taken) == len(set(taken)), "an input character was emitted twice"
+
+    if converted:
+        return  # converted values leave their syntax unaccounted character by character
+    used = set(taken)
+    left, start = [], None
+    for i in range(len(text) + 1):
+        if i < len(text) and i not in used:
+            start = i if start is None else start
+        elif start is not None:
+            left.append(text[start:i])
+            start = None
+    for run in left:
+        assert run.isspace() or MARKUP.intersection(run), f"input {run!r} ended in no channel and is not syntax"
 
 
 def random_chunks(text: str, rng: random.Random, max_size: int = 12) -> list[str]:
@@ -109,11 +235,22 @@ def check_parse(
     runs.update(extra_chunkings or {})
     for name, chunks in runs.items():
         assert "".join(chunks) == text
-        deltas = feed(make_parser(), chunks)
-        check_invariants(deltas)
+        token_ids = getattr(chunks, "token_ids", None)  # real-token chunkings carry their ids
+        parser = make_parser()
+        deltas = feed(parser, chunks, token_ids)
+        check_invariants(deltas, text)
         got = folded(deltas)
         assert got == reference, f"{name} chunking of {text!r} ({chunks!r}):\n got {got}\nwant {reference}"
+        check_reasoning_tokens(parser.reasoning_tokens, token_ids, got[1])
     return reference
+
+
+def check_reasoning_tokens(count: int | None, token_ids: Sequence[Sequence[int]] | None, reasoning: str | None) -> None:
+    """Counted only when ids came with the text, and never more than the tokens fed."""
+    if token_ids is None:
+        assert count is None, f"reasoning_tokens {count} without token ids"
+        return
+    assert count is not None and 0 <= count <= sum(len(ids) for ids in token_ids), f"reasoning_tokens {count}"
 
 
 def args_equal(a: str, b: str) -> bool:
