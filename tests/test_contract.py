@@ -110,7 +110,7 @@ def matrix() -> Iterator[Any]:
                 yield pytest.param(w, case.__name__, *case(w), id=f"{w.id}-{case.__name__}")
 
 
-@pytest.mark.parametrize("wire,case_id,text,expected,request_", matrix())
+@pytest.mark.parametrize("wire,case_id,text,expected,request_", list(matrix()))
 def test_contract(wire: Wire, case_id: str, text: str, expected: Expected, request_: Any) -> None:
     wire.check(text, expected, request=request_)
 

@@ -18,30 +18,10 @@ from lmparse import ToolParserManager, create_parser
 
 from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks, stream_in_steps
 from .support.tokenizers import real_token_chunkings
-from .support.wires import GLM45, GLM47, MINIMAX_M2, QWEN3CODER, SEED_OSS, XmlWire
+from .support.wires import GLM45, GLM47, MINIMAX_M2, QWEN3CODER, SEED_OSS, TOOLS, XmlWire
 from .support.wires import XML_WIRES as WIRES
 from .test_contract import CASE_IDS
 
-PROPERTIES = {
-    "get_weather": {"city": {"type": "string"}, "days": {"type": "integer"}},
-    "f": {},  # no declared properties: every value is a string
-    "g": {},
-    "typed": {
-        "i": {"type": "integer"},
-        "n": {"type": "number"},
-        "b": {"type": "boolean"},
-        "z": {"type": "null"},
-        "a": {"type": "array"},
-        "o": {"type": "object"},
-        "u": {"type": ["integer", "null"]},
-        "v": {"anyOf": [{"type": "null"}, {"type": "number"}]},
-        "s": {"type": "string"},
-    },
-}
-TOOLS = [
-    {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": p}}}
-    for n, p in PROPERTIES.items()
-]
 REQUEST = {"tools": TOOLS}
 
 
