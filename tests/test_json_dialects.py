@@ -10,21 +10,14 @@ import pytest
 
 from lmparse import create_parser
 
+from .support.stream import Expected, check_parse
+from .support.tokenizers import real_token_chunkings
 from .support.wires import QWEN, TAGGED
 from .support.wires import JsonWire as Wire
 from .test_contract import CASE_IDS
-from .support.stream import Expected, check_parse
-from .support.tokenizers import real_token_chunkings
 
-TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("f", "g", "get_weather")]
-REQUEST = {"tools": TOOLS}
-
-
-def check(wire: Wire, text: str, expected: Expected, request=REQUEST, reasoning="default"):
-    def make():
-        return create_parser(tool_parser=wire.tool_parser, reasoning_parser=reasoning, request=request)
-
-    return check_parse(make, text, expected, real_token_chunkings(text, wire.tokenizers))
+REQUEST = QWEN.request()
+TOOLS = REQUEST["tools"]
 
 
 def cases(w: Wire):
@@ -160,7 +153,7 @@ ALL = [(w, *c) for w in TAGGED for c in cases(w) if c[0] not in CASE_IDS]
 
 @pytest.mark.parametrize("wire,case_id,text,expected,request_", ALL, ids=[f"{a[0].id}-{a[1]}" for a in ALL])
 def test_tagged_json_dialect(wire, case_id, text, expected, request_):
-    check(wire, text, expected, request=request_)
+    wire.check(text, expected, request_)
 
 
 def test_acceptance_example():

@@ -19,31 +19,16 @@ from lmparse import ToolParserManager, create_parser
 
 from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks, stream_in_steps
 from .support.tokenizers import load_tokenizer, real_token_chunkings
+from .support.wires import MISTRAL
 from .support.tokenizers import testdata_dir as _testdata_dir
 from .test_token_prefixes import observed_prefixes
 from .test_contract import CASE_IDS
 
-TOKENIZERS = ("mistral-v3", "mistral-v7", "mistral-tekken")
-TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("f", "g", "get_weather")]
-REQUEST = {"tools": TOOLS}
+TOKENIZERS = MISTRAL.tokenizers
+REQUEST = MISTRAL.request()
+TOOLS = REQUEST["tools"]
 A = '{"city": "Paris", "days": 3}'
-
-
-def check(text: str, expected: Expected, request=REQUEST, reasoning="mistral"):
-    def make():
-        return create_parser(tool_parser="mistral", reasoning_parser=reasoning, request=request)
-
-    return check_parse(make, text, expected, real_token_chunkings(text, TOKENIZERS))
-
-
-def call(name: str, args: str | None = None, call_id: str | None = None) -> str:
-    """The v11+ form: ``[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}``."""
-    return "[TOOL_CALLS]" + name + (f"[CALL_ID]{call_id}" if call_id else "") + "[ARGS]" + (args or "")
-
-
-def array(*calls: tuple[str, str]) -> str:
-    """The pre-v11 form: one array of envelopes."""
-    return "[TOOL_CALLS][" + ", ".join(f'{{"name": "{n}", "arguments": {a}}}' for n, a in calls) + "]"
+call, array = MISTRAL.call, MISTRAL.array
 
 
 NONE_CHOICE = {"tools": TOOLS, "tool_choice": "none"}
@@ -106,13 +91,13 @@ REQUEST_CASES = [
 @pytest.mark.parametrize("case_id,text,expected", [c for c in CASES if c[0] not in CASE_IDS],
                          ids=[c[0] for c in CASES if c[0] not in CASE_IDS])
 def test_mistral(case_id, text, expected):
-    check(text, expected)
+    MISTRAL.check(text, expected)
 
 
 @pytest.mark.parametrize("case_id,text,expected,request_", [c for c in REQUEST_CASES if c[0] not in CASE_IDS],
                          ids=[c[0] for c in REQUEST_CASES if c[0] not in CASE_IDS])
 def test_mistral_request_switches(case_id, text, expected, request_):
-    check(text, expected, request=request_)
+    MISTRAL.check(text, expected, request_)
 
 
 def test_call_id_marker_gives_the_call_id():

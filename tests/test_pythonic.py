@@ -13,6 +13,7 @@ import ast
 import json
 import keyword
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -21,20 +22,15 @@ from hypothesis import strategies as st
 from lmparse import ToolParserManager, create_parser
 
 from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
-from .support.tokenizers import real_token_chunkings
+from .support.wires import PYTHONIC
 from .test_contract import CASE_IDS
 
 TOKENIZERS = ("llama-3.2",)
-TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("f", "g", "get_weather")]
-REQUEST = {"tools": TOOLS}
-START, END = "<|python_start|>", "<|python_end|>"
-
-
-def check(text: str, expected: Expected, request=REQUEST, reasoning=None):
-    def make():
-        return create_parser(tool_parser="pythonic", reasoning_parser=reasoning, request=request)
-
-    return check_parse(make, text, expected, real_token_chunkings(text, TOKENIZERS))
+PYTHONIC_BARE = replace(PYTHONIC, id="pythonic-bare", reasoning_parser=None)  # a list at the reply's start
+REQUEST = PYTHONIC.request()
+TOOLS = REQUEST["tools"]
+START, END = PYTHONIC.open, PYTHONIC.close
+block = PYTHONIC.wrap
 
 
 def calls(*pairs: tuple[str, str]) -> Expected:
@@ -99,11 +95,7 @@ CASES = [
 @pytest.mark.parametrize("case_id,text,expected", [c for c in CASES if c[0] not in CASE_IDS],
                          ids=[c[0] for c in CASES if c[0] not in CASE_IDS])
 def test_pythonic(case_id, text, expected):
-    check(text, expected)
-
-
-def block(text: str) -> str:
-    return START + text + END
+    PYTHONIC_BARE.check(text, expected)
 
 
 REASONING_CASES = [
@@ -119,7 +111,7 @@ REASONING_CASES = [
 @pytest.mark.parametrize("case_id,text,expected", [c for c in REASONING_CASES if c[0] not in CASE_IDS],
                          ids=[c[0] for c in REASONING_CASES if c[0] not in CASE_IDS])
 def test_pythonic_with_reasoning(case_id, text, expected):
-    check(text, expected, reasoning="default")
+    PYTHONIC.check(text, expected)
 
 
 REQUEST_CASES = [
@@ -138,7 +130,7 @@ REQUEST_CASES = [
 @pytest.mark.parametrize("case_id,text,expected,request_", [c for c in REQUEST_CASES if c[0] not in CASE_IDS],
                          ids=[c[0] for c in REQUEST_CASES if c[0] not in CASE_IDS])
 def test_pythonic_request_switches(case_id, text, expected, request_):
-    check(text, expected, request=request_)
+    PYTHONIC_BARE.check(text, expected, request_)
 
 
 def test_alias_llama4_pythonic():

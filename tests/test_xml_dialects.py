@@ -16,20 +16,12 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks, stream_in_steps
-from .support.tokenizers import real_token_chunkings
+from .support.stream import Expected, check_invariants, feed, folded, random_chunks, stream_in_steps
 from .support.wires import GLM45, GLM47, MINIMAX_M2, QWEN3CODER, SEED_OSS, TOOLS, XmlWire
 from .support.wires import XML_WIRES as WIRES
 from .test_contract import CASE_IDS
 
 REQUEST = {"tools": TOOLS}
-
-
-def check(wire: XmlWire, text: str, expected: Expected, request=REQUEST):
-    def make():
-        return create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser, request=request)
-
-    return check_parse(make, text, expected, real_token_chunkings(text, wire.tokenizers))
 
 
 W = '{"city": "Paris", "days": 3}'
@@ -333,7 +325,7 @@ ALL = [(w, *c) for w in WIRES for c in (*cases(w), *dialect_cases(w)) if c[0] no
 
 @pytest.mark.parametrize("wire,case_id,text,expected,request_", ALL, ids=[f"{a[0].id}-{a[1]}" for a in ALL])
 def test_xml_dialect(wire, case_id, text, expected, request_):
-    check(wire, text, expected, request=request_)
+    wire.check(text, expected, request_)
 
 
 # ---- a long string value streams: early first bytes, small router buffer -----------------------

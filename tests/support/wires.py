@@ -238,6 +238,11 @@ def dsml_json(key: str, value: str) -> str:
     return f'<{DSML}parameter name="{key}" string="false">{value}</{DSML}parameter>\n'
 
 
+def dsml_untyped(key: str, value: str) -> str:
+    """A parameter without the string attribute: the schema decides."""
+    return f'<{DSML}parameter name="{key}">{value}</{DSML}parameter>\n'
+
+
 @dataclass(frozen=True, kw_only=True)
 class DsmlWire(Wire):
     empty_invoke: str = ""  # V4 writes a blank line inside an invoke without parameters
