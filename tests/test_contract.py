@@ -100,9 +100,6 @@ CASES = (
 )
 
 
-CASE_IDS = frozenset(case.__name__ for case in CASES)
-
-
 def matrix() -> Iterator[Any]:
     for w in ALL_WIRES:
         for case in CASES:
