@@ -9,14 +9,15 @@ in that family's module.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Iterator
 
 import pytest
 
 from lmparse import create_parser
 
-from .support.stream import Expected, check_invariants
-from .support.wires import ALL_WIRES, QWEN, Wire
+from .support.stream import Expected, check_invariants, folded, stream_in_steps
+from .support.wires import ALL_WIRES, PYTHONIC, QWEN, Wire
 
 A = '{"city": "Paris", "days": 3}'
 Case = tuple[str, Expected, Any]  # (text, expected, request)
@@ -118,6 +119,35 @@ def test_dropped_calls_are_recorded(wire: Wire) -> None:
     m = p.parse_complete(wire.plain + wire.calls(("zzz", "{}"), ("f", "{}")))
     assert [tc.function.name for tc in m.tool_calls] == ["f"]
     assert [(d.name, d.reason) for d in p.dropped] == [("zzz", "not among the request's tools")]
+
+
+# A line with every hazard of every family: tags, brackets, braces, escapes, quotes, multibyte
+# characters and a marker; its value must stream early, with a small held suffix.
+LONG_LINE = 'The quick brown fox <jumps> [over] {3} < 4 lazy dogs; é 😀 \\ "q" [TOOL_CALLS]\n'
+STREAMING_WIRES = tuple(w for w in ALL_WIRES if w is not PYTHONIC)  # a pythonic call is out only at its ")"
+
+
+def long_value(size: int = 1 << 20) -> str:
+    value = (LONG_LINE * (size // len(LONG_LINE) + 1))[:size]
+    return value.rstrip("\n")  # a value's last newline may be the template's formatting
+
+
+@pytest.mark.parametrize("wire", STREAMING_WIRES, ids=[w.id for w in STREAMING_WIRES])
+def test_long_string_value_streams_in_bounded_memory(wire: Wire) -> None:
+    value = long_value()
+    args = json.dumps({"s": value}, ensure_ascii=False)
+    text = wire.plain + wire.call("f", args)
+    written = json.dumps(value, ensure_ascii=False)[1:-1] if wire.verbatim else value
+    start = text.index(written[:100])
+    deltas, first_value_at, max_pending = stream_in_steps(wire.parser(wire.request()), text, start, "quick")
+    check_invariants(deltas)
+    content, reasoning, calls = folded(deltas)
+    assert (content, reasoning, [name for name, _ in calls]) == (None, None, ["f"])
+    assert json.loads(calls[0][1]) == {"s": value}
+    if wire.verbatim:
+        assert calls[0][1] == args
+    assert first_value_at is not None and first_value_at < len(value) // 20
+    assert max_pending < 256
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, feed, folded, random_chunks, stream_in_steps
+from .support.stream import Expected, check_invariants, feed, folded, random_chunks
 from .support.wires import KIMI, SECTION_WIRES, V3, SectionWire
 
 
@@ -186,23 +186,6 @@ def test_deepseek_v3_fence_variants(layout):
 def test_deepseek_v3_header_running_on_is_prose():
     text = V3.open + V3.call_begin + "function<｜tool▁sep｜>" + "x" * 600
     V3.check(text, Expected(text), PLAIN)
-
-
-@pytest.mark.parametrize("wire", WIRES, ids=[w.tool_parser for w in WIRES])
-def test_long_string_argument_streams_in_bounded_memory(wire):
-    line = 'A \\"quoted\\" line with <tags> & \\\\ unicode é😀\\n'
-    value = (line * ((1 << 20) // len(line) + 1))[: 1 << 20]
-    value = value[: len(value) - 1] if value.endswith("\\") and not value.endswith("\\\\") else value
-    arguments = '{"text": "' + value + '"}'
-    text = wire.block(("f", arguments))
-    head = text[: text.index(value)]
-    parser = create_parser(tool_parser=wire.tool_parser, request=PLAIN)
-    deltas, first_value_at, max_pending = stream_in_steps(parser, text, len(head), 'A \\"quoted')
-    check_invariants(deltas)
-    _, _, calls = folded(deltas)
-    assert calls == [("f", arguments)]
-    assert first_value_at is not None and first_value_at < len(value) // 20
-    assert max_pending < 256
 
 
 # ---- render() round trips (hypothesis) ------------------------------------------------------

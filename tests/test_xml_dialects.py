@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, feed, folded, random_chunks, stream_in_steps
+from .support.stream import Expected, check_invariants, feed, folded, random_chunks
 from .support.wires import GLM45, GLM47, MINIMAX_M2, QWEN3CODER, SEED_OSS, TOOLS, XmlWire
 from .support.wires import XML_WIRES as WIRES
 
@@ -266,23 +266,6 @@ ALL = [(w, *c) for w in WIRES for c in (*cases(w), *dialect_cases(w))]
 @pytest.mark.parametrize("wire,case_id,text,expected,request_", ALL, ids=[f"{a[0].id}-{a[1]}" for a in ALL])
 def test_xml_dialect(wire, case_id, text, expected, request_):
     wire.check(text, expected, request_)
-
-
-# ---- a long string value streams: early first bytes, small router buffer -----------------------
-
-@pytest.mark.parametrize("wire", WIRES, ids=[w.id for w in WIRES])
-def test_long_string_value_streams_in_bounded_memory(wire):
-    line = "The quick brown fox <jumps> over 3 < 4 lazy dogs; é 😀 \\ \"q\"\n"
-    value = (line * ((1 << 20) // len(line) + 1))[: 1 << 20]
-    text = wire.think_open + wire.think_close + wire.call("f", [("s", value)])
-    start = text.index(value)
-    parser = create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser, request=REQUEST)
-    deltas, first_value_at, max_pending = stream_in_steps(parser, text, start, "quick")
-    check_invariants(deltas)
-    content, reasoning, calls = folded(deltas)
-    assert content is None and calls[0][0] == "f" and json.loads(calls[0][1]) == {"s": value}
-    assert first_value_at is not None and first_value_at < len(value) * 0.05
-    assert max_pending < 256
 
 
 # ---- hypothesis: render() round trips, with schema-typed values --------------------------------
