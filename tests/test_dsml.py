@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, feed, folded, random_chunks
+from .support.stream import Expected, check_chunkings, decoded, random_chunks, result_of
 from .support.wires import DSML, DSML_WIRES, V4, V32, DsmlWire, dsml_json, dsml_string, dsml_untyped
 
 s, j, bare = dsml_string, dsml_json, dsml_untyped
@@ -252,12 +252,6 @@ def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
     def make():
         return create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser)  # no request: any name
 
-    complete = make().parse_complete(text)
     want = (content + tail or None, reasoning or None, expected_calls)
-    got = (complete.content, complete.reasoning_content, [(t.function.name, json.loads(t.function.arguments)) for t in complete.tool_calls])
-    assert got == want
-    for chunks in (list(text), random_chunks(text, random.Random(seed), 9)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        c, r, calls_got = folded(deltas)
-        assert (c, r, [(n, json.loads(a)) for n, a in calls_got]) == want
+    assert decoded(result_of(make().parse_complete(text))) == want
+    check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)

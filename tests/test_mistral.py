@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks, stream_in_steps
+from .support.stream import Expected, check_chunkings, check_invariants, check_parse, folded, random_chunks, stream_in_steps
 from .support.tokenizers import load_tokenizer, real_token_chunkings
 from .support.wires import MISTRAL
 from .support.tokenizers import testdata_dir as _testdata_dir
@@ -265,10 +265,7 @@ def round_trip(text: str, expected: tuple, seed: int) -> None:
     def make():
         return create_parser(tool_parser="mistral", reasoning_parser="mistral")
 
-    for chunks in ([text], list(text), random_chunks(text, random.Random(seed), 9)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        assert folded(deltas) == expected
+    check_chunkings(make, text, expected, ([text], list(text), random_chunks(text, random.Random(seed), 9)))
 
 
 @SETTINGS

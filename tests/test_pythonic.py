@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
+from .support.stream import Expected, check_chunkings, check_invariants, check_parse, decoded, folded, random_chunks
 from .support.wires import PYTHONIC
 
 TOKENIZERS = ("llama-3.2",)
@@ -196,12 +196,8 @@ def round_trip(text: str, reasoning_parser, expected_text: tuple, expected_calls
     def make():
         return create_parser(tool_parser="pythonic", reasoning_parser=reasoning_parser)
 
-    for chunks in ([text], list(text), random_chunks(text, random.Random(seed), 9)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        content, reasoning, got = folded(deltas)
-        assert (content, reasoning) == expected_text
-        assert [(n, json.loads(a)) for n, a in got] == expected_calls
+    runs = ([text], list(text), random_chunks(text, random.Random(seed), 9))
+    check_chunkings(make, text, (*expected_text, expected_calls), runs, decoded)
 
 
 @SETTINGS

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, feed, folded, random_chunks
+from .support.stream import Expected, check_chunkings, random_chunks, result_of
 from .support.wires import KIMI, SECTION_WIRES, V3, SectionWire
 
 
@@ -216,9 +216,5 @@ def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
     def make():
         return create_parser(tool_parser=wire.tool_parser, reasoning_parser="deepseek-v3")  # no request: any name, starts plain
 
-    complete = make().parse_complete(text)
-    assert (complete.content, complete.reasoning_content, [(t.function.name, t.function.arguments) for t in complete.tool_calls]) == want
-    for chunks in (list(text), random_chunks(text, random.Random(seed), 9)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        assert folded(deltas) == want
+    assert result_of(make().parse_complete(text)) == want
+    check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)))

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, feed, folded, random_chunks
+from .support.stream import Expected, check_chunkings, decoded, random_chunks, result_of
 from .support.wires import GLM45, GLM47, MINIMAX_M2, QWEN3CODER, SEED_OSS, TOOLS, XmlWire
 from .support.wires import XML_WIRES as WIRES
 
@@ -341,12 +341,8 @@ def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
         request = {"tools": tools} if tools else None
         return create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser, request=request)
 
-    for chunks in ([text], list(text), random_chunks(text, random.Random(seed), 9)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        got_content, got_reasoning, got_calls = folded(deltas)
-        assert (got_content, got_reasoning) == (content + tail or None, reasoning or None)
-        assert [(n, json.loads(a)) for n, a in got_calls] == expected_calls
+    runs = ([text], list(text), random_chunks(text, random.Random(seed), 9))
+    check_chunkings(make, text, (content + tail or None, reasoning or None, expected_calls), runs, decoded)
 
 
 def fragments(wire: XmlWire):
@@ -367,12 +363,6 @@ def test_malformed_replies_never_raise_and_stream_as_parsed(wire, data, seed):
     def make():
         return create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser, request=REQUEST)
 
-    complete = make().parse_complete(text)
-    reference = (complete.content, complete.reasoning_content,
-                 [(t.function.name, t.function.arguments) for t in complete.tool_calls])
-    for _, arguments in reference[2]:
-        json.loads(arguments)  # every emitted call's arguments object is closed
-    for chunks in (list(text), random_chunks(text, random.Random(seed), 7)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        assert folded(deltas) == reference
+    reference = result_of(make().parse_complete(text))
+    decoded(reference)  # every emitted call's arguments object is closed
+    check_chunkings(make, text, reference, (list(text), random_chunks(text, random.Random(seed), 7)))

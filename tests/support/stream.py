@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from lmparse.messages import DeltaMessage
 from lmparse.response.base import fold_deltas
@@ -30,9 +31,35 @@ class Expected:
         return (self.content, self.reasoning, [tuple(c) for c in self.calls])
 
 
+def result_of(message: DeltaMessage) -> tuple:
+    """(content, reasoning, [(name, arguments)]) of a complete message."""
+    return (message.content, message.reasoning_content, [(tc.function.name, tc.function.arguments) for tc in message.tool_calls])
+
+
 def folded(deltas: Deltas) -> tuple:
-    m = fold_deltas(deltas)
-    return (m.content, m.reasoning_content, [(tc.function.name, tc.function.arguments) for tc in m.tool_calls])
+    return result_of(fold_deltas(deltas))
+
+
+def decoded(result: tuple) -> tuple:
+    """A result with each call's arguments decoded, for dialects that convert values."""
+    content, reasoning, calls = result
+    return content, reasoning, [(name, json.loads(arguments)) for name, arguments in calls]
+
+
+def check_chunkings(
+    make_parser: Callable[[], Any],
+    text: str,
+    expected: tuple,
+    runs: Iterable[Sequence[str]],
+    normalize: Callable[[tuple], tuple] = lambda result: result,
+) -> None:
+    """Each chunking of ``text`` through a fresh parser keeps the invariants and folds to
+    ``expected`` (after ``normalize``)."""
+    for chunks in runs:
+        deltas = feed(make_parser(), chunks)
+        check_invariants(deltas, text)
+        got = normalize(folded(deltas))
+        assert got == expected, f"{list(chunks)!r}:\n got {got}\nwant {expected}"
 
 
 def feed(parser, chunks: Sequence[str], token_ids: Sequence[Sequence[int]] | None = None) -> Deltas:
@@ -99,24 +126,57 @@ def _segments(deltas: Deltas) -> list[tuple[object, str]]:
     return [(key, "".join(parts)) for key, parts in runs]
 
 
+def _is_syntax(run: str) -> bool:
+    return not run or run.isspace() or not MARKUP.isdisjoint(run)
+
+
+def _is_block(run: str) -> bool:
+    """What a text piece may skip inside itself: a separator, or a dropped block (which
+    starts with its open marker's markup)."""
+    return not run or run.isspace() or run[0] in MARKUP or run[0].isspace()
+
+
+def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int]) -> list[tuple[int, int]] | None:
+    """``piece`` spelled by runs ``(at, size)`` of ``text`` in order from ``pos``, longest
+    runs first, such that what lies between two runs is a separator or a whole dropped
+    block: a piece that spans a filtered call is split where the call was.  None if
+    there is no such spelling (or the search ran out of ``budget``)."""
+    if not piece:
+        return []
+    for size in range(len(piece), 0, -1):
+        at = text.find(piece[:size], pos)
+        while at >= 0:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            if first or (at > pos and _is_block(text[pos:at])):  # an empty gap: one longer run
+                rest = _runs(text, piece[size:], at + size, False, budget)
+                if rest is not None:
+                    return [(at, size), *rest]
+            at = text.find(piece[:size], at + 1)
+    return None
+
+
 def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
-    """Match ``piece`` in ``text`` from ``start`` (as a substring if it is one, else as a
-    subsequence); record the positions; return the end, or -1."""
+    """Match ``piece`` in ``text`` from ``start`` (as runs with separators or dropped blocks
+    between them, ending as early as possible, else as a subsequence); record the
+    positions; return the end, or -1."""
     at = text.find(piece, start)
-    if at >= 0:
-        taken.extend(range(at, at + len(piece)))
-        return at + len(piece)
-    pos, rest = start, piece
-    while rest:  # the longest next run of ``rest`` found as a substring, so runs stay whole
-        size = len(rest)
-        while size and text.find(rest[:size], pos) < 0:
-            size -= 1
-        if not size:
-            return -1
-        at = text.find(rest[:size], pos)
+    # A piece split around a dropped block may end before the piece's first whole occurrence
+    # (``assista<|return|>nt ... assistant``): the earliest-ending spelling wins.
+    runs = (_runs(text[: at + len(piece) - 1], piece, start, True, [200]) or [(at, len(piece))]) if at >= 0 else None
+    runs = runs or _runs(text, piece, start, True, [4000])
+    if runs is None:  # no spelling with syntax gaps: any in-order one (the leftover check judges)
+        runs, pos = [], start
+        for ch in piece:
+            at = text.find(ch, pos)
+            if at < 0:
+                return -1
+            runs.append((at, 1))
+            pos = at + 1
+    for at, size in runs:
         taken.extend(range(at, at + size))
-        pos, rest = at + size, rest[size:]
-    return pos
+    return runs[-1][0] + runs[-1][1] if runs else start
 
 
 def _leaves(value: object) -> Iterable[tuple[str, ...]]:
@@ -142,6 +202,8 @@ def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> 
     subsequence) of the input: return where they end.  Converted ones (XML-like values,
     Python literals) are neither: return -1 and account every key, string value, boolean
     and null of the decoded object as found after the call began."""
+    if arguments == "{}":
+        return start  # nothing to account (and "{}" may stand for no arguments field at all)
     if arguments in text[start:]:
         return _take(text, arguments, start, taken)
     try:
@@ -159,6 +221,18 @@ def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> 
     return -1
 
 
+def _find_name(text: str, name: str, start: int) -> tuple[int, str]:
+    """Where a call's name is written after ``start``, and how: a whole word if it can be
+    (``f`` is not the ``f`` of ``<function=``), else anywhere; as is, or JSON-escaped."""
+    forms = dict.fromkeys((name, json.dumps(name)[1:-1], json.dumps(name, ensure_ascii=False)[1:-1]))
+    for pattern in (r"(?<!\w){}(?!\w)", "{}"):
+        found = [(m.start(), written) for written in forms
+                 if (m := re.compile(pattern.format(re.escape(written))).search(text, start))]
+        if found:
+            return min(found)
+    return -1, name
+
+
 def check_conservation(text: str, deltas: Deltas) -> None:
     """Every input character ends in exactly one of: content, reasoning, a call's name or
     arguments, or recognised syntax.  Content and reasoning are matched in stream order as
@@ -173,10 +247,11 @@ def check_conservation(text: str, deltas: Deltas) -> None:
     for key, piece in _segments(deltas):
         if isinstance(key, int):
             name, arguments = piece.split("\0", 1)
-            name_at = text.find(name, pos)
+            name_at, name = _find_name(text, name, pos)
             assert name_at >= 0, f"call {key}'s name {name!r} is not in the input after {pos}"
             taken.extend(range(name_at, name_at + len(name)))
-            end = _take_arguments(text, arguments, pos, taken)
+            after_name = name_at + len(name)  # arguments follow the name, unless written first
+            end = _take_arguments(text, arguments, after_name if _take(text, arguments, after_name, []) >= 0 else pos, taken)
             converted = converted or end < 0
             pos = max(end, name_at + len(name))
         else:
@@ -196,7 +271,7 @@ def check_conservation(text: str, deltas: Deltas) -> None:
             left.append(text[start:i])
             start = None
     for run in left:
-        assert run.isspace() or MARKUP.intersection(run), f"input {run!r} ended in no channel and is not syntax"
+        assert _is_syntax(run), f"input {run!r} ended in no channel and is not syntax"
 
 
 def random_chunks(text: str, rng: random.Random, max_size: int = 12) -> list[str]:
@@ -223,12 +298,7 @@ def check_parse(
     extra_chunkings: dict[str, list[str]] | None = None,
 ) -> tuple:
     """Parse ``text`` every way; return the folded result (checked against ``expected``)."""
-    complete = make_parser().parse_complete(text)
-    reference = (
-        complete.content,
-        complete.reasoning_content,
-        [(tc.function.name, tc.function.arguments) for tc in complete.tool_calls],
-    )
+    reference = result_of(make_parser().parse_complete(text))
     if expected is not None:
         assert reference == expected.as_tuple(), f"complete parse of {text!r}:\n got {reference}\nwant {expected.as_tuple()}"
     runs = chunkings(text)
