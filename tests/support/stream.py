@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from lmparse.messages import DeltaMessage
 from lmparse.response.base import fold_deltas
+
+from .conservation import check_conservation
 
 Deltas = list[tuple[DeltaMessage, bool]]
 
@@ -101,177 +102,6 @@ def check_invariants(deltas: Deltas, text: str | None = None) -> None:
     assert len(ids) == len(set(ids)), "call ids must be unique"
     if text is not None:
         check_conservation(text, deltas)
-
-
-# ---- conservation: every input character ends in exactly one place --------------------------
-
-ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
-MARKUP = frozenset("<>[]{}()|｜`\"'\\=:,;")  # syntax runs hold one of these (so prose punctuation lost next to syntax goes unseen)
-
-
-def _segments(deltas: Deltas) -> list[tuple[object, str]]:
-    """The stream as runs: ("content" | "reasoning" | call index, text); a call's text is its
-    name, a NUL, then its arguments."""
-    runs: list[tuple[object, list[str]]] = []
-    for delta, _ in deltas:
-        for tc in delta.tool_calls or ():
-            if not runs or runs[-1][0] != tc.index:
-                runs.append((tc.index, [tc.function.name or "", "\0"]))
-            runs[-1][1].append(tc.function.arguments or "")
-        for key, piece in (("content", delta.content), ("reasoning", delta.reasoning_content)):
-            if piece is not None:
-                if not runs or runs[-1][0] != key:
-                    runs.append((key, []))
-                runs[-1][1].append(piece)
-    return [(key, "".join(parts)) for key, parts in runs]
-
-
-def _is_syntax(run: str) -> bool:
-    return not run or run.isspace() or not MARKUP.isdisjoint(run)
-
-
-def _is_block(run: str) -> bool:
-    """What a text piece may skip inside itself: a separator, or a dropped block (which
-    starts with its open marker's markup)."""
-    return not run or run.isspace() or run[0] in MARKUP or run[0].isspace()
-
-
-def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int]) -> list[tuple[int, int]] | None:
-    """``piece`` spelled by runs ``(at, size)`` of ``text`` in order from ``pos``, longest
-    runs first, such that what lies between two runs is a separator or a whole dropped
-    block: a piece that spans a filtered call is split where the call was.  None if
-    there is no such spelling (or the search ran out of ``budget``)."""
-    if not piece:
-        return []
-    for size in range(len(piece), 0, -1):
-        at = text.find(piece[:size], pos)
-        while at >= 0:
-            budget[0] -= 1
-            if budget[0] < 0:
-                return None
-            if first or (at > pos and _is_block(text[pos:at])):  # an empty gap: one longer run
-                rest = _runs(text, piece[size:], at + size, False, budget)
-                if rest is not None:
-                    return [(at, size), *rest]
-            at = text.find(piece[:size], at + 1)
-    return None
-
-
-def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
-    """Match ``piece`` in ``text`` from ``start`` (as runs with separators or dropped blocks
-    between them, ending as early as possible, else as a subsequence); record the
-    positions; return the end, or -1."""
-    at = text.find(piece, start)
-    # A piece split around a dropped block may end before the piece's first whole occurrence
-    # (``assista<|return|>nt ... assistant``): the earliest-ending spelling wins.
-    runs = (_runs(text[: at + len(piece) - 1], piece, start, True, [200]) or [(at, len(piece))]) if at >= 0 else None
-    runs = runs or _runs(text, piece, start, True, [4000])
-    if runs is None:  # no spelling with syntax gaps: any in-order one (the leftover check judges)
-        runs, pos = [], start
-        for ch in piece:
-            at = text.find(ch, pos)
-            if at < 0:
-                return -1
-            runs.append((at, 1))
-            pos = at + 1
-    for at, size in runs:
-        taken.extend(range(at, at + size))
-    return runs[-1][0] + runs[-1][1] if runs else start
-
-
-def _leaves(value: object) -> Iterable[tuple[str, ...]]:
-    """The spellings each key and leaf of a decoded arguments object may have had on the wire,
-    in order. Numbers are not tracked (a converted value may be re-spelled: ``1.5e3`` -> 1500.0)."""
-    if isinstance(value, list) and all(isinstance(p, tuple) for p in value) and value:
-        for k, v in value:  # an object, decoded as pairs so duplicate keys keep their order
-            yield (k,)
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    elif isinstance(value, str):
-        yield (value,)
-    elif isinstance(value, bool):
-        yield (json.dumps(value), repr(value))
-    elif value is None:
-        yield ("null", "None")
-
-
-def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> int:
-    """Arguments forwarded as written are a substring (or, unwrapped or cut short, a
-    subsequence) of the input: return where they end.  Converted ones (XML-like values,
-    Python literals) are neither: return -1 and account every key, string value, boolean
-    and null of the decoded object as found after the call began."""
-    if arguments == "{}":
-        return start  # nothing to account (and "{}" may stand for no arguments field at all)
-    if arguments in text[start:]:
-        return _take(text, arguments, start, taken)
-    try:
-        decoded = json.loads(arguments, object_pairs_hook=list)
-    except ValueError:
-        return _take(text, arguments.removesuffix("}"), start, taken)  # cut short; final may close it
-    if json.dumps(arguments, ensure_ascii=False)[1:-1] in text[start:]:
-        return _take(text, arguments, start, taken)  # double-encoded on the wire, unwrapped
-    for spellings in _leaves(decoded):
-        # A string with characters the wire escapes need only appear in order.
-        found = [s for s in spellings if s in text[start:]
-                 or (ESCAPED.intersection(s) and _take(text, s, start, []) >= 0)]
-        assert found or not spellings[0].isprintable(), (
-            f"argument leaf {spellings[0]!r} of {arguments!r} is not in the input after {start}")
-    return -1
-
-
-def _find_name(text: str, name: str, start: int) -> tuple[int, str]:
-    """Where a call's name is written after ``start``, and how: a whole word if it can be
-    (``f`` is not the ``f`` of ``<function=``), else anywhere; as is, or JSON-escaped."""
-    forms = dict.fromkeys((name, json.dumps(name)[1:-1], json.dumps(name, ensure_ascii=False)[1:-1]))
-    for pattern in (r"(?<!\w){}(?!\w)", "{}"):
-        found = [(m.start(), written) for written in forms
-                 if (m := re.compile(pattern.format(re.escape(written))).search(text, start))]
-        if found:
-            return min(found)
-    return -1, name
-
-
-def check_conservation(text: str, deltas: Deltas) -> None:
-    """Every input character ends in exactly one of: content, reasoning, a call's name or
-    arguments, or recognised syntax.  Content and reasoning are matched in stream order as
-    subsequences of the input (one pointer for the whole stream, so nothing is duplicated,
-    invented or reordered); each call's name and arguments are matched after where its call
-    began; what is left over must be syntax: every unmatched run of the input holds a markup
-    character or is whitespace (separators and formatting).  Where a call's values were
-    converted (XML-like, Python literals), its keys and values are checked present and the
-    leftover check is skipped."""
-    taken: list[int] = []
-    pos, converted = 0, False
-    for key, piece in _segments(deltas):
-        if isinstance(key, int):
-            name, arguments = piece.split("\0", 1)
-            name_at, name = _find_name(text, name, pos)
-            assert name_at >= 0, f"call {key}'s name {name!r} is not in the input after {pos}"
-            taken.extend(range(name_at, name_at + len(name)))
-            after_name = name_at + len(name)  # arguments follow the name, unless written first
-            end = _take_arguments(text, arguments, after_name if _take(text, arguments, after_name, []) >= 0 else pos, taken)
-            converted = converted or end < 0
-            pos = max(end, name_at + len(name))
-        else:
-            end = _take(text, piece, pos, taken)
-            assert end >= 0, f"{key} {piece!r} is not in the input, in order, after {pos}"
-            pos = end
-    assert len(taken) == len(set(taken)), "an input character was emitted twice"
-
-    if converted:
-        return  # converted values leave their syntax unaccounted character by character
-    used = set(taken)
-    left, start = [], None
-    for i in range(len(text) + 1):
-        if i < len(text) and i not in used:
-            start = i if start is None else start
-        elif start is not None:
-            left.append(text[start:i])
-            start = None
-    for run in left:
-        assert _is_syntax(run), f"input {run!r} ended in no channel and is not syntax"
 
 
 def random_chunks(text: str, rng: random.Random, max_size: int = 12) -> list[str]:
