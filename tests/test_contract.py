@@ -167,7 +167,7 @@ def test_conservation_rejects_a_doctored_stream(doctor: Callable[[str], str]) ->
     check_invariants(deltas, text)  # the real stream conserves
     for delta, _ in deltas:
         for tc in delta.tool_calls or ():
-            if tc.function.arguments:
+            if tc.function and tc.function.arguments:
                 tc.function.arguments = doctor(tc.function.arguments)
         for name in ("content", "reasoning_content"):
             if getattr(delta, name):

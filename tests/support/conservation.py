@@ -65,8 +65,8 @@ def _segments(deltas: Deltas) -> list[Segment]:
     for delta, _ in deltas:
         for tc in delta.tool_calls or ():
             if not runs or runs[-1][0] != tc.index:
-                runs.append((tc.index, [tc.function.name or "", "\0"]))
-            runs[-1][1].append(tc.function.arguments or "")
+                runs.append((tc.index, [(tc.function and tc.function.name) or "", "\0"]))
+            runs[-1][1].append((tc.function and tc.function.arguments) or "")
         for key, piece in (("content", delta.content), ("reasoning", delta.reasoning_content)):
             if piece is not None:
                 if not runs or runs[-1][0] != key:

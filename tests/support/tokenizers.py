@@ -252,7 +252,7 @@ def roundtrips(tok: RealTokenizer, text: str) -> bool:
     return tok.decode(tok.encode(text)) == text
 
 
-class TokenChunks(list):
+class TokenChunks(list[str]):
     """A real-token chunking: chunk k is the text token k completed, ``token_ids[k]`` its id."""
 
     def __init__(self, chunks: list[str], token_ids: list[list[int]]) -> None:

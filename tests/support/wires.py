@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from lmparse import create_parser
-from lmparse.response.base import BaseResponseParser
 
-from .stream import Expected, check_parse, random_chunks
+from .stream import Expected, Parser, Result, check_parse, random_chunks
 from .tokenizers import real_token_chunkings
 
 Params = Sequence[tuple[str, str]]  # (key, value text as written)
@@ -113,14 +112,14 @@ class Wire:
         request: dict[str, Any] = {"tools": tools} if tools is not None else {}
         return {**request, **self.request_extra, **fields}
 
-    def parser(self, request: Mapping[str, Any] | None) -> BaseResponseParser:
+    def parser(self, request: Mapping[str, Any] | None) -> Parser:
         return create_parser(tool_parser=self.tool_parser, reasoning_parser=self.reasoning_parser, request=request)
 
     def chunkings(self, text: str) -> dict[str, list[str]]:
         """Chunkings beyond the validator's own: every real token boundary."""
         return real_token_chunkings(text, self.tokenizers)
 
-    def check(self, text: str, expected: Expected | None, request: Mapping[str, Any] | None = DEFAULT) -> tuple:
+    def check(self, text: str, expected: Expected | None, request: Mapping[str, Any] | None = DEFAULT) -> Result:
         """``text`` through the shared stream validator, under this wire's parsers
         (``request`` defaults to ``self.request()``; ``None`` sends none)."""
         chosen = self.request() if request is DEFAULT else request
@@ -199,10 +198,10 @@ class XmlWire(Wire):
     def block(self, *calls: tuple[str, str | Params]) -> str:
         return self.open + self.block_lead + "".join(self.inner(n, p) for n, p in calls) + self.close
 
-    def call(self, name: str, args: str | Params = ()) -> str:  # type: ignore[override]
+    def call(self, name: str, args: str | Params = ()) -> str:
         return self.block((name, args))
 
-    def calls(self, *calls: tuple[str, str | Params]) -> str:  # type: ignore[override]
+    def calls(self, *calls: tuple[str, str | Params]) -> str:
         return self.block_sep.join(self.call(n, p) for n, p in calls)
 
 
@@ -350,7 +349,7 @@ class MistralWire(Wire):
     def block(self, *calls: Call) -> str:
         return "".join(self.open + self.inner(n, a) for n, a in calls)
 
-    def call(self, name: str, args: str | None = None, call_id: str | None = None) -> str:  # type: ignore[override]
+    def call(self, name: str, args: str | None = None, call_id: str | None = None) -> str:
         """The v11+ form: ``[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}``."""
         return self.open + self.inner(name, args, call_id)
 
