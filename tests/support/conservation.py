@@ -150,9 +150,22 @@ def _take_call(text: str, index: int, name: str, arguments: str, pos: int, taken
     assert name_at >= 0, f"call {index}'s name {name!r} is not in the input after {pos}"
     taken.extend(range(name_at, name_at + len(written)))
     after_name = name_at + len(written)  # arguments follow the name, unless written first
-    start = after_name if _take(text, arguments, after_name, []) >= 0 else pos
+    if arguments in text[after_name:]:
+        start = after_name
+    elif _is_json(arguments):  # converted or double-encoded: looked for from the call's start
+        start = pos
+    else:  # cut short or broken: after the name if it can be spelled there
+        start = after_name if _runs(text, arguments, after_name, True, [200]) is not None else pos
     end = _take_arguments(text, arguments, start, taken)
     return name_at, max(end, after_name), end < 0
+
+
+def _is_json(source: str) -> bool:
+    try:
+        json.loads(source)
+    except ValueError:
+        return False
+    return True
 
 
 def _find_name(text: str, name: str, start: int) -> tuple[int, str]:
