@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -17,55 +16,11 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks, stream_in_steps
-from .support.tokenizers import real_token_chunkings
+from .support.stream import Expected, check_chunkings, decoded, random_chunks, result_of
+from .support.wires import DSML, DSML_WIRES, V4, V32, DsmlWire, dsml_json, dsml_string, dsml_untyped
 
-DSML = "｜DSML｜"
-TOKENIZERS = ("deepseek-v3.2", "deepseek-v4")
-
-
-@dataclass(frozen=True)
-class Dsml:
-    name: str  # tool (and reasoning) parser registry name
-    block_tag: str  # "function_calls" (V3.2) or "tool_calls" (V4)
-    empty_invoke: str = ""  # V4 writes a blank line inside an invoke without parameters
-
-    @property
-    def open(self) -> str:
-        return f"<{DSML}{self.block_tag}>"
-
-    @property
-    def close(self) -> str:
-        return f"</{DSML}{self.block_tag}>"
-
-    def block(self, *invokes: str) -> str:
-        return f"{self.open}\n{''.join(invokes)}{self.close}"
-
-    def invoke(self, name: str, *params: str) -> str:
-        return f'<{DSML}invoke name="{name}">\n{"".join(params) or self.empty_invoke}</{DSML}invoke>\n'
-
-    def call(self, name: str, *params: str) -> str:
-        return self.block(self.invoke(name, *params))
-
-
-def s(key: str, value: str) -> str:
-    """A ``string="true"`` parameter: raw text."""
-    return f'<{DSML}parameter name="{key}" string="true">{value}</{DSML}parameter>\n'
-
-
-def j(key: str, value: str) -> str:
-    """A ``string="false"`` parameter: JSON."""
-    return f'<{DSML}parameter name="{key}" string="false">{value}</{DSML}parameter>\n'
-
-
-def bare(key: str, value: str) -> str:
-    """A parameter without the string attribute: the schema decides."""
-    return f'<{DSML}parameter name="{key}">{value}</{DSML}parameter>\n'
-
-
-V32 = Dsml("deepseek-v32", "function_calls")
-V4 = Dsml("deepseek-v4", "tool_calls", empty_invoke="\n")
-WIRES = (V32, V4)
+s, j, bare = dsml_string, dsml_json, dsml_untyped
+WIRES = DSML_WIRES
 
 PROPS = {
     "city": {"type": "string"},
@@ -86,19 +41,10 @@ REQUEST = {"tools": TOOLS, "chat_template_kwargs": {"thinking": True}}
 PLAIN = {"tools": TOOLS, "chat_template_kwargs": {"thinking": False}}
 
 
-def check(wire: Dsml, text: str, expected: Expected, request=REQUEST):
-    def make():
-        return create_parser(tool_parser=wire.name, reasoning_parser=wire.name, request=request)
-
-    return check_parse(make, text, expected, real_token_chunkings(text, TOKENIZERS))
-
-
-def cases(w: Dsml):
+def cases(w: DsmlWire):
     """(id, text, expected, request) for one DSML dialect."""
-    paris = w.call("get_weather", s("city", "Paris"), j("days", "3"))
+    paris = w.call_with("get_weather", s("city", "Paris"), j("days", "3"))
     A = '{"city": "Paris", "days": 3}'
-    yield "content_only", "Hello, world.", Expected(reasoning="Hello, world."), REQUEST
-    yield "one_call_after_reasoning", "r</think>" + paris, Expected(None, "r", [("get_weather", A)]), REQUEST
     yield "block_at_reply_start", paris, Expected(None, None, [("get_weather", A)]), PLAIN
     yield (
         "blank_lines_before_block_stay_content",
@@ -107,102 +53,72 @@ def cases(w: Dsml):
         REQUEST,
     )
     yield "block_right_after_text", "</think>Checking." + paris, Expected("Checking.", None, [("get_weather", A)]), REQUEST
-    yield "no_argument_call", "</think>" + w.call("f"), Expected(None, None, [("f", "{}")]), REQUEST
+    yield "no_argument_call", "</think>" + w.call_with("f"), Expected(None, None, [("f", "{}")]), REQUEST
     yield (
         "no_argument_call_other_layout",
-        "</think>" + w.block(f'<{DSML}invoke name="f">\n\n\n</{DSML}invoke>\n'),
+        "</think>" + w.invokes(f'<{DSML}invoke name="f">\n\n\n</{DSML}invoke>\n'),
         Expected(None, None, [("f", "{}")]),
         REQUEST,
     )
     yield (
         "duplicate_parameters_kept_in_order",
-        "</think>" + w.call("f", j("days", "1"), s("city", "x"), j("days", "2")),
+        "</think>" + w.call_with("f", j("days", "1"), s("city", "x"), j("days", "2")),
         Expected(None, None, [("f", '{"days": 1, "city": "x", "days": 2}')]),
         REQUEST,
     )
     yield (
         "several_invokes_in_one_block",
-        "</think>" + w.block(w.invoke("f", s("city", "a")), w.invoke("g"), w.invoke("f", j("days", "2"))),
+        "</think>" + w.invokes(w.invoke("f", s("city", "a")), w.invoke("g"), w.invoke("f", j("days", "2"))),
         Expected(None, None, [("f", '{"city": "a"}'), ("g", "{}"), ("f", '{"days": 2}')]),
         REQUEST,
     )
     yield (
         "two_blocks_blank_line",
-        "</think>" + paris + "\n\n" + w.call("g"),
+        "</think>" + paris + "\n\n" + w.call_with("g"),
         Expected(None, None, [("get_weather", A), ("g", "{}")]),
         REQUEST,
     )
     yield (
         "two_blocks_newline",
-        "</think>" + paris + "\n" + w.call("g"),
+        "</think>" + paris + "\n" + w.call_with("g"),
         Expected(None, None, [("get_weather", A), ("g", "{}")]),
         REQUEST,
     )
-    yield (
-        "unknown_name_dropped_dense_index",
-        "</think>" + w.block(w.invoke("zzz", s("city", "x")), w.invoke("g")) + "\n" + w.call("f"),
-        Expected(None, None, [("g", "{}"), ("f", "{}")]),
-        REQUEST,
-    )
     yield "text_after_block", "</think>" + paris + "\nDone.", Expected("\nDone.", None, [("get_weather", A)]), REQUEST
-    yield (
-        "call_nested_in_reasoning",
-        "think" + paris + "more</think>answer",
-        Expected("answer", "thinkmore", [("get_weather", A)]),
-        REQUEST,
-    )
-    yield (
-        "filtered_call_nested_in_reasoning",
-        "think" + w.call("zzz") + "more</think>answer",
-        Expected("answer", "thinkmore", []),
-        REQUEST,
-    )
     yield "reasoning_after_tool", "a" + paris + "b</think>", Expected(None, "ab", [("get_weather", A)]), REQUEST
     yield (
-        "missing_reasoning_close",
-        "think" + paris + "\nmore",
-        Expected(None, "think\nmore", [("get_weather", A)]),
-        REQUEST,
-    )
-    yield (
-        "reasoning_content_tool_in_one_reply",
-        "<think>a</think>b" + w.call("f", j("days", "1")),
-        Expected("b", "a", [("f", '{"days": 1}')]),
-        REQUEST,
-    )
-    yield (
         "outer_close_tag_inside_string_value_is_data",
-        "</think>" + w.call("f", s("city", f"a {w.close} b")),
+        "</think>" + w.call_with("f", s("city", f"a {w.close} b")),
         Expected(None, None, [("f", json.dumps({"city": f"a {w.close} b"}, ensure_ascii=False))]),
         REQUEST,
     )
     tricky = f'{{"k": "{w.close} </{DSML}parameter> </{DSML}invoke>", "n": [1, {{"x": null}}]}}'
     yield (
         "closing_tags_inside_json_value_are_data",
-        "</think>" + w.call("f", j("opts", tricky)),
+        "</think>" + w.call_with("f", j("opts", tricky)),
         Expected(None, None, [("f", f'{{"opts": {tricky}}}')]),
         REQUEST,
     )
     raw = 'He said "hi" \\ back\n\ttabs é 😀 <b> 1 < 2'
     yield (
         "string_value_streams_json_escaped",
-        "</think>" + w.call("f", s("city", raw)),
+        "</think>" + w.call_with("f", s("city", raw)),
         Expected(None, None, [("f", json.dumps({"city": raw}, ensure_ascii=False))]),
         REQUEST,
     )
     yield (
         "declared_string_keeps_its_quotes",
-        "</think>" + w.call("f", s("city", '"Paris"')),
+        "</think>" + w.call_with("f", s("city", '"Paris"')),
         Expected(None, None, [("f", '{"city": "\\"Paris\\""}')]),
         REQUEST,
     )
     yield (
         "declared_string_beats_the_schema",
-        "</think>" + w.call("f", s("days", "3")),
+        "</think>" + w.call_with("f", s("days", "3")),
         Expected(None, None, [("f", '{"days": "3"}')]),
         REQUEST,
     )
-    yield "empty_string_value", "</think>" + w.call("f", s("city", "")), Expected(None, None, [("f", '{"city": ""}')]), REQUEST
+    yield "empty_string_value", "</think>" + w.call_with("f", s("city", "")), Expected(None, None, [("f", '{"city": ""}')]), REQUEST
     typed = [
         ("days", "42", "42"),
         ("temp", "-1.5e3", "-1.5e3"),
@@ -218,7 +134,7 @@ def cases(w: Dsml):
     for key, value, want in typed:
         yield (
             f"json_value_{key}_{want[:6]}",
-            "</think>" + w.call("f", j(key, value)),
+            "</think>" + w.call_with("f", j(key, value)),
             Expected(None, None, [("f", f'{{"{key}": {want}}}')]),
             REQUEST,
         )
@@ -237,7 +153,7 @@ def cases(w: Dsml):
     for key, value, want in by_schema:
         yield (
             f"no_string_attribute_{key}_by_schema",
-            "</think>" + w.call("f", bare(key, value)),
+            "</think>" + w.call_with("f", bare(key, value)),
             Expected(None, None, [("f", f'{{"{key}": {want}}}')]),
             REQUEST,
         )
@@ -249,16 +165,14 @@ def cases(w: Dsml):
         ("bad_scalar_without_schema_is_string", j("unknown_key", "nothing"), '{"unknown_key": "nothing"}'),
     ]
     for case_id, param, want in failing:
-        yield case_id, "</think>" + w.call("f", param), Expected(None, None, [("f", want)]), REQUEST
+        yield case_id, "</think>" + w.call_with("f", param), Expected(None, None, [("f", want)]), REQUEST
     yield (
         "attributes_in_other_order",
-        "</think>" + w.block(f'<{DSML}invoke name="f">\n<{DSML}parameter string="false" name="days">5</{DSML}parameter>\n</{DSML}invoke>\n'),
+        "</think>" + w.invokes(f'<{DSML}invoke name="f">\n<{DSML}parameter string="false" name="days">5</{DSML}parameter>\n</{DSML}invoke>\n'),
         Expected(None, None, [("f", '{"days": 5}')]),
         REQUEST,
     )
     # Malformed or cut short.
-    cut = w.open + f'\n<{DSML}invoke name="get_w'
-    yield "truncated_before_name_is_text", "</think>ok" + cut, Expected("ok" + cut), REQUEST
     yield "truncated_after_name", "</think>" + w.open + f'\n<{DSML}invoke name="f">\n', Expected(None, None, [("f", "{}")]), REQUEST
     yield (
         "truncated_in_string_value_closes_arguments",
@@ -297,50 +211,18 @@ def cases(w: Dsml):
         Expected(w.open + f'\n<{DSML}parameter string="true">x</{DSML}parameter>'),
         REQUEST,
     )
-    text = "</think>" + paris
-    yield "tool_choice_none_keeps_markup", text, Expected(paris), {"tools": TOOLS, "tool_choice": "none", "chat_template_kwargs": {"thinking": True}}
-    yield "no_tools_keeps_markup", text, Expected(paris), {"chat_template_kwargs": {"thinking": True}}
-    yield (
-        "named_choice_filters_others",
-        "</think>" + w.block(w.invoke("f"), w.invoke("g")),
-        Expected(None, None, [("g", "{}")]),
-        {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "g"}}, "chat_template_kwargs": {"thinking": True}},
-    )
-    yield "thinking_off_starts_plain", "Hi" + paris, Expected("Hi", None, [("get_weather", A)]), PLAIN
 
 
 ALL = [(w, *c) for w in WIRES for c in cases(w)]
 
 
-@pytest.mark.parametrize("wire,case_id,text,expected,request_", ALL, ids=[f"{a[0].name}-{a[1]}" for a in ALL])
+@pytest.mark.parametrize("wire,case_id,text,expected,request_", ALL, ids=[f"{a[0].id}-{a[1]}" for a in ALL])
 def test_dsml_dialect(wire, case_id, text, expected, request_):
-    check(wire, text, expected, request=request_)
+    wire.check(text, expected, request_)
 
 
 def test_v32_block_is_text_for_the_v4_parser():
-    check(V4, "</think>" + V32.call("f"), Expected(V32.call("f")))
-
-
-def test_dropped_calls_are_recorded():
-    p = create_parser(tool_parser="deepseek-v32", reasoning_parser="deepseek-v32", request=PLAIN)
-    m = p.parse_complete(V32.block(V32.invoke("zzz"), V32.invoke("f")))
-    assert [tc.function.name for tc in m.tool_calls] == ["f"]
-    assert [(d.name, d.reason) for d in p.dropped] == [("zzz", "not among the request's tools")]
-
-
-@pytest.mark.parametrize("wire", WIRES, ids=[w.name for w in WIRES])
-def test_long_string_value_streams_in_bounded_memory(wire):
-    line = 'A "quoted" line with <tags> & unicode é😀\n'
-    value = (line * ((1 << 20) // len(line) + 1))[: 1 << 20]
-    head = wire.open + f'\n<{DSML}invoke name="f">\n<{DSML}parameter name="city" string="true">'
-    text = head + value + f"</{DSML}parameter>\n</{DSML}invoke>\n" + wire.close
-    parser = create_parser(tool_parser=wire.name, request=PLAIN)
-    deltas, first_value_at, max_pending = stream_in_steps(parser, text, len(head), 'A \\"quoted')
-    check_invariants(deltas)
-    _, _, calls = folded(deltas)
-    assert json.loads(calls[0][1]) == {"city": value}
-    assert first_value_at is not None and first_value_at < len(value) // 20
-    assert max_pending < 256
+    V4.check("</think>" + V32.call_with("f"), Expected(V32.call_with("f")), REQUEST)
 
 
 # ---- render() round trips (hypothesis) --------------------------------------------------
@@ -362,20 +244,14 @@ def clean(text: str) -> bool:
 @given(st.sampled_from(WIRES), st.lists(st.tuples(names, arguments), max_size=3), texts, texts, texts, st.integers(0, 1000))
 def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
     assume(clean(reasoning) and clean(content) and clean(tail) and all(clean(a) for _, a in calls))
-    wire_text = ToolParserManager.get(wire.name).render(calls) if calls else ""
+    wire_text = ToolParserManager.get(wire.tool_parser).render(calls) if calls else ""
     tail = tail if calls else ""
     text = f"<think>{reasoning}</think>{content}{wire_text}{tail}"
     expected_calls = [(n, json.loads(a)) for n, a in calls]
 
     def make():
-        return create_parser(tool_parser=wire.name, reasoning_parser=wire.name)  # no request: any name
+        return create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser)  # no request: any name
 
-    complete = make().parse_complete(text)
     want = (content + tail or None, reasoning or None, expected_calls)
-    got = (complete.content, complete.reasoning_content, [(t.function.name, json.loads(t.function.arguments)) for t in complete.tool_calls])
-    assert got == want
-    for chunks in (list(text), random_chunks(text, random.Random(seed), 9)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        c, r, calls_got = folded(deltas)
-        assert (c, r, [(n, json.loads(a)) for n, a in calls_got]) == want
+    assert decoded(result_of(make().parse_complete(text))) == want
+    check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)

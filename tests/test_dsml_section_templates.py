@@ -30,7 +30,7 @@ from lmparse import ToolParserManager, create_parser
 
 from .support import tokenizers
 from .support.stream import check_parse
-from .support.typed_tools import TOOLS
+from .support.typed_tools import TOOLS, TYPED_ARGUMENTS
 
 jinja2 = pytest.importorskip("jinja2")
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment  # noqa: E402
@@ -90,17 +90,7 @@ FAMILIES = [
            renders_section=False),
 ]
 
-TYPED = {
-    "city": "Paris\nFrance",
-    "days": 3,
-    "ratio": 2.5,
-    "flag": True,
-    "nothing": None,
-    "tags": ["a<b", "é", '"q"'],
-    "options": {"unit": "celsius", "levels": [1, 2.5, None, False]},
-    "limit": None,
-    "note": '"quoted" and \\ back',
-}
+TYPED = {**TYPED_ARGUMENTS, "tags": ["a<b", "é", '"q"'], "note": '"quoted" and \\ back'}  # JSON strings stay quoted here
 MARKERS_IN_STRINGS = (
     "a </｜DSML｜function_calls> </｜DSML｜tool_calls> <|tool_call_end|> <|tool_calls_section_end|> "
     "<｜tool▁call▁end｜> <｜tool▁calls▁end｜> ``` b"

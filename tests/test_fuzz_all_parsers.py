@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from lmparse import ReasoningParserManager, ToolParserManager, create_parser
 
-from .support.stream import check_invariants, feed, folded, random_chunks
+from .support.stream import check_chunkings, random_chunks, result_of
 
 # Syntax pieces of every family (whole markers and the ways they split), plus JSON and
 # XML punctuation, so random text keeps wandering into and out of real blocks.
@@ -55,20 +55,10 @@ def test_any_text_through_any_dialect(dialect, text, seed, with_tools):
     def make():
         return create_parser(tool_parser=dialect, reasoning_parser=reasoning, request=request)
 
-    complete = make().parse_complete(text)
-    expected = (
-        complete.content,
-        complete.reasoning_content,
-        [(t.function.name, t.function.arguments) for t in complete.tool_calls],
-    )
-    for chunks in (list(text), random_chunks(text, rng, 7)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        assert folded(deltas) == expected, (dialect, reasoning, chunks)
-    # Nothing invented: text channels only carry characters of the input, in order.
-    for piece in (expected[0] or "", expected[1] or ""):
-        it = iter(text)
-        assert all(ch in it for ch in piece), "text channel holds characters not in the input"
+    expected = result_of(make().parse_complete(text))
+    check_chunkings(make, text, expected, (list(text), random_chunks(text, rng, 7)))
+    # Nothing invented: check_chunkings checks conservation, which implies each text channel
+    # holds only characters of the input, in order.
 
 
 def _mutate(text: str, rng: random.Random) -> str:
@@ -103,16 +93,8 @@ def test_mutated_valid_replies(dialect, seed):
     def make():
         return create_parser(tool_parser=dialect, reasoning_parser="default", request={"tools": TOOLS})
 
-    complete = make().parse_complete(text)
-    expected = (
-        complete.content,
-        complete.reasoning_content,
-        [(t.function.name, t.function.arguments) for t in complete.tool_calls],
-    )
-    for chunks in (list(text), random_chunks(text, rng, 5)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        assert folded(deltas) == expected, (dialect, chunks)
+    expected = result_of(make().parse_complete(text))
+    check_chunkings(make, text, expected, (list(text), random_chunks(text, rng, 5)))
 
 
 HARMONY_PIECES = ["<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>", "<|constrain|>",
@@ -137,13 +119,5 @@ def test_mutated_harmony_text(seed):
     def make():
         return create_parser(response_parser="gpt-oss", request={"tools": TOOLS})
 
-    complete = make().parse_complete(text)
-    expected = (
-        complete.content,
-        complete.reasoning_content,
-        [(t.function.name, t.function.arguments) for t in complete.tool_calls],
-    )
-    for chunks in (list(text), random_chunks(text, rng, 6)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        assert folded(deltas) == expected, chunks
+    expected = result_of(make().parse_complete(text))
+    check_chunkings(make, text, expected, (list(text), random_chunks(text, rng, 6)))

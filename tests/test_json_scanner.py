@@ -87,7 +87,8 @@ def test_marker_inside_a_string_is_data():
 
 
 def test_one_mebibyte_string_argument_streams_with_bounded_pending():
-    value = "".join(random.Random(3).choice("abcdefgh \\n\"é😀") for _ in range(1 << 20))
+    value = "".join(random.Random(3).choices("abcdefgh \\n\"é😀", k=1 << 20))  # escapes, quotes, multibyte throughout
+    assert all(ch in value for ch in '\\"é😀')
     args = json.dumps({"content": value}, ensure_ascii=False)
     text = '<tool_call>\n{"name": "write", "arguments": ' + args + "}\n</tool_call>"
     parser = create_parser(tool_parser="qwen")

@@ -4,13 +4,14 @@ reasoning and content, re-chunk randomly, and parse them back exactly."""
 from __future__ import annotations
 
 import json
+import random
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import check_invariants, feed, folded, random_chunks
+from .support.stream import check_chunkings, random_chunks, result_of
 
 MARKERS = ("<tool_call>", "</tool_call>", "<think>", "</think>", "<|action_start|>", "<|action_end|>",
            "<|python_tag|>")
@@ -48,15 +49,8 @@ def _check(dialect, reasoning_parser, text, expected, seed):
     def make():
         return create_parser(tool_parser=dialect, reasoning_parser=reasoning_parser)
 
-    complete = make().parse_complete(text)
-    got = (complete.content, complete.reasoning_content, [(t.function.name, t.function.arguments) for t in complete.tool_calls])
-    assert got == expected
-    import random
-
-    for chunks in (list(text), random_chunks(text, random.Random(seed), 9)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        assert folded(deltas) == expected
+    assert result_of(make().parse_complete(text)) == expected
+    check_chunkings(make, text, expected, (list(text), random_chunks(text, random.Random(seed), 9)))
 
 
 @SETTINGS

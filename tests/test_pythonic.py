@@ -13,6 +13,7 @@ import ast
 import json
 import keyword
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -20,20 +21,15 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_invariants, check_parse, feed, folded, random_chunks
-from .support.tokenizers import real_token_chunkings
+from .support.stream import Expected, check_chunkings, check_invariants, check_parse, decoded, folded, random_chunks
+from .support.wires import PYTHONIC
 
 TOKENIZERS = ("llama-3.2",)
-TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("f", "g", "get_weather")]
-REQUEST = {"tools": TOOLS}
-START, END = "<|python_start|>", "<|python_end|>"
-
-
-def check(text: str, expected: Expected, request=REQUEST, reasoning=None):
-    def make():
-        return create_parser(tool_parser="pythonic", reasoning_parser=reasoning, request=request)
-
-    return check_parse(make, text, expected, real_token_chunkings(text, TOKENIZERS))
+PYTHONIC_BARE = replace(PYTHONIC, id="pythonic-bare", reasoning_parser=None)  # a list at the reply's start
+REQUEST = PYTHONIC.request()
+TOOLS = REQUEST["tools"]
+START, END = PYTHONIC.open, PYTHONIC.close
+block = PYTHONIC.wrap
 
 
 def calls(*pairs: tuple[str, str]) -> Expected:
@@ -65,7 +61,6 @@ CASES = [
     ("space_before_parenthesis", "[f (a=1)]", calls(("f", '{"a": 1}'))),
     ("pretty_printed_list", "[\n  f(\n    a=1,\n  ),\n  g()\n]", calls(("f", '{"a": 1}'), ("g", "{}"))),
     ("trailing_comma_in_list", "[f(a=1),]", calls(("f", '{"a": 1}'))),
-    ("unknown_name_dropped_dense_index", "[zzz(a=1), g()]", calls(("g", "{}"))),
     ("positional_argument_dropped", "[f(1), g()]", calls(("g", "{}"))),
     ("non_literal_value_dropped", "[f(a=x + 1), g()]", calls(("g", "{}"))),
     ("value_without_json_form_dropped", "[f(a={1, 2}), g(b=b'x'), f(c=1e999), g()]", calls(("g", "{}"))),
@@ -97,44 +92,28 @@ CASES = [
 
 @pytest.mark.parametrize("case_id,text,expected", CASES, ids=[c[0] for c in CASES])
 def test_pythonic(case_id, text, expected):
-    check(text, expected)
-
-
-def block(text: str) -> str:
-    return START + text + END
+    PYTHONIC_BARE.check(text, expected)
 
 
 REASONING_CASES = [
-    ("call_nested_in_reasoning", "think" + block("[f(a=1)]") + "more</think>answer", Expected("answer", "thinkmore", [("f", '{"a": 1}')])),
-    ("filtered_call_nested_in_reasoning", "think" + block("[zzz(a=1)]") + "more</think>answer", Expected("answer", "thinkmore")),
     ("reasoning_after_tool", "r</think>" + block("[f()]") + "<think>again</think>ok", Expected("ok", "ragain", [("f", "{}")])),
-    ("missing_reasoning_close", "think" + block("[f(a=1)]") + "\nmore", Expected(None, "think\nmore", [("f", '{"a": 1}')])),
-    ("reasoning_content_tool_in_one_reply", "<think>a</think>b" + block("[f(x=1)]"), Expected("b", "a", [("f", '{"x": 1}')])),
     ("bare_list_after_reasoning_is_content", "a</think>[f(a=1)]", Expected("[f(a=1)]", "a")),
 ]
 
 
 @pytest.mark.parametrize("case_id,text,expected", REASONING_CASES, ids=[c[0] for c in REASONING_CASES])
 def test_pythonic_with_reasoning(case_id, text, expected):
-    check(text, expected, reasoning="default")
+    PYTHONIC.check(text, expected)
 
 
 REQUEST_CASES = [
-    ("tool_choice_none_keeps_markup", "[f(a=1)]", Expected("[f(a=1)]"), {"tools": TOOLS, "tool_choice": "none"}),
-    ("no_tools_keeps_markup", block("[f(a=1)]"), Expected(block("[f(a=1)]")), {}),
-    (
-        "named_choice_filters_others",
-        "[f(a=1), g()]",
-        calls(("g", "{}")),
-        {"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "g"}}},
-    ),
     ("dotted_name_without_request", "[functions.lookup(q='x')]", calls(("functions.lookup", '{"q": "x"}')), None),
 ]
 
 
 @pytest.mark.parametrize("case_id,text,expected,request_", REQUEST_CASES, ids=[c[0] for c in REQUEST_CASES])
 def test_pythonic_request_switches(case_id, text, expected, request_):
-    check(text, expected, request=request_)
+    PYTHONIC_BARE.check(text, expected, request_)
 
 
 def test_alias_llama4_pythonic():
@@ -217,12 +196,8 @@ def round_trip(text: str, reasoning_parser, expected_text: tuple, expected_calls
     def make():
         return create_parser(tool_parser="pythonic", reasoning_parser=reasoning_parser)
 
-    for chunks in ([text], list(text), random_chunks(text, random.Random(seed), 9)):
-        deltas = feed(make(), chunks)
-        check_invariants(deltas)
-        content, reasoning, got = folded(deltas)
-        assert (content, reasoning) == expected_text
-        assert [(n, json.loads(a)) for n, a in got] == expected_calls
+    runs = ([text], list(text), random_chunks(text, random.Random(seed), 9))
+    check_chunkings(make, text, (*expected_text, expected_calls), runs, decoded)
 
 
 @SETTINGS

@@ -22,7 +22,7 @@ import pytest
 from lmparse import ToolParserManager, create_parser
 
 from .support.stream import check_parse
-from .support.typed_tools import TOOLS
+from .support.typed_tools import TOOLS, TYPED_ARGUMENTS
 from .support import tokenizers
 
 jinja2 = pytest.importorskip("jinja2")
@@ -58,16 +58,7 @@ FAMILIES = [
     ("minimax-m2.7", "minimax-m2/chat_template.jinja", "minimax-m2", "minimax-m2", "[e~[", ("minimax-m2",)),
 ]
 
-TYPED = {
-    "city": "Paris\nFrance",
-    "days": 3,
-    "ratio": 2.5,
-    "flag": True,
-    "nothing": None,
-    "tags": ["a<b", "é"],
-    "options": {"unit": "celsius", "levels": [1, 2.5, None, False]},
-    "limit": None,
-}
+TYPED = TYPED_ARGUMENTS
 SCENARIOS = {
     "typed_values": [("get_weather", TYPED)],
     "several_calls_and_no_arguments": [("get_weather", {"city": "Oslo", "days": 1}), ("now", {}), ("now", {})],

@@ -12,12 +12,32 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from lmparse.messages import DeltaMessage
+from lmparse.messages import DeltaMessage, ParsedMessage
 from lmparse.response.base import fold_deltas
 
+from .conservation import check_conservation
+
 Deltas = list[tuple[DeltaMessage, bool]]
+Result = tuple[Any, ...]  # (content, reasoning, [(name, arguments)])
+
+
+class Parser(Protocol):
+    """The public surface of a parser that these checks use."""
+
+    @property
+    def reasoning_tokens(self) -> int | None: ...
+
+    @property
+    def held_chars(self) -> int: ...
+
+    @property
+    def dropped(self) -> list[Any]: ...
+
+    def stream_chunk(self, text: str, token_ids: Any = None, final: bool = False) -> Deltas: ...
+
+    def parse_complete(self, text: str) -> ParsedMessage: ...
 
 
 @dataclass
@@ -26,16 +46,42 @@ class Expected:
     reasoning: str | None = None
     calls: list[tuple[str, str]] = field(default_factory=list)  # (name, arguments source)
 
-    def as_tuple(self):
+    def as_tuple(self) -> Result:
         return (self.content, self.reasoning, [tuple(c) for c in self.calls])
 
 
-def folded(deltas: Deltas) -> tuple:
-    m = fold_deltas(deltas)
-    return (m.content, m.reasoning_content, [(tc.function.name, tc.function.arguments) for tc in m.tool_calls])
+def result_of(message: ParsedMessage) -> Result:
+    """(content, reasoning, [(name, arguments)]) of a complete message."""
+    return (message.content, message.reasoning_content, [(tc.function.name, tc.function.arguments) for tc in message.tool_calls])
 
 
-def feed(parser, chunks: Sequence[str], token_ids: Sequence[Sequence[int]] | None = None) -> Deltas:
+def folded(deltas: Deltas) -> Result:
+    return result_of(fold_deltas(deltas))
+
+
+def decoded(result: Result) -> Result:
+    """A result with each call's arguments decoded, for dialects that convert values."""
+    content, reasoning, calls = result
+    return content, reasoning, [(name, json.loads(arguments)) for name, arguments in calls]
+
+
+def check_chunkings(
+    make_parser: Callable[[], Parser],
+    text: str,
+    expected: Result,
+    runs: Iterable[Sequence[str]],
+    normalize: Callable[[Result], Result] = lambda result: result,
+) -> None:
+    """Each chunking of ``text`` through a fresh parser keeps the invariants and folds to
+    ``expected`` (after ``normalize``)."""
+    for chunks in runs:
+        deltas = feed(make_parser(), chunks)
+        check_invariants(deltas, text)
+        got = normalize(folded(deltas))
+        assert got == expected, f"{list(chunks)!r}:\n got {got}\nwant {expected}"
+
+
+def feed(parser: Parser, chunks: Sequence[str], token_ids: Sequence[Sequence[int]] | None = None) -> Deltas:
     out: Deltas = []
     if not chunks:
         return parser.stream_chunk("", final=True)
@@ -46,8 +92,9 @@ def feed(parser, chunks: Sequence[str], token_ids: Sequence[Sequence[int]] | Non
     return out
 
 
-def check_invariants(deltas: Deltas) -> None:
-    """Identity first, dense ascending indices, one channel per delta, nothing empty."""
+def check_invariants(deltas: Deltas, text: str | None = None) -> None:
+    """Identity first, dense ascending indices, one channel per delta, nothing empty; and,
+    given the input ``text``, conservation (``check_conservation``)."""
     seen: list[int] = []
     for delta, has_tools in deltas:
         channels = [delta.content is not None, delta.reasoning_content is not None, bool(delta.tool_calls)]
@@ -71,6 +118,8 @@ def check_invariants(deltas: Deltas) -> None:
                 assert tc.function is not None and tc.function.arguments, f"empty tool delta: {tc!r}"
     ids = [tc.id for d, _ in deltas for tc in d.tool_calls or () if tc.id]
     assert len(ids) == len(set(ids)), "call ids must be unique"
+    if text is not None:
+        check_conservation(text, deltas)
 
 
 def random_chunks(text: str, rng: random.Random, max_size: int = 12) -> list[str]:
@@ -91,36 +140,44 @@ def chunkings(text: str, seeds: Iterable[int] = range(6)) -> dict[str, list[str]
 
 
 def check_parse(
-    make_parser: Callable[[], object],
+    make_parser: Callable[[], Parser],
     text: str,
     expected: Expected | None = None,
     extra_chunkings: dict[str, list[str]] | None = None,
-) -> tuple:
+) -> Result:
     """Parse ``text`` every way; return the folded result (checked against ``expected``)."""
-    complete = make_parser().parse_complete(text)
-    reference = (
-        complete.content,
-        complete.reasoning_content,
-        [(tc.function.name, tc.function.arguments) for tc in complete.tool_calls],
-    )
+    reference = result_of(make_parser().parse_complete(text))
     if expected is not None:
         assert reference == expected.as_tuple(), f"complete parse of {text!r}:\n got {reference}\nwant {expected.as_tuple()}"
     runs = chunkings(text)
     runs.update(extra_chunkings or {})
     for name, chunks in runs.items():
         assert "".join(chunks) == text
-        deltas = feed(make_parser(), chunks)
-        check_invariants(deltas)
+        token_ids = getattr(chunks, "token_ids", None)  # real-token chunkings carry their ids
+        parser = make_parser()
+        deltas = feed(parser, chunks, token_ids)
+        check_invariants(deltas, text)
         got = folded(deltas)
         assert got == reference, f"{name} chunking of {text!r} ({chunks!r}):\n got {got}\nwant {reference}"
+        check_reasoning_tokens(parser.reasoning_tokens, token_ids)
     return reference
 
 
+def check_reasoning_tokens(count: int | None, token_ids: Sequence[Sequence[int]] | None) -> None:
+    """Counted only when ids came with the text, and never more than the tokens fed."""
+    if token_ids is None:
+        assert count is None, f"reasoning_tokens {count} without token ids"
+        return
+    assert count is not None and 0 <= count <= sum(len(ids) for ids in token_ids), f"reasoning_tokens {count}"
+
+
 def args_equal(a: str, b: str) -> bool:
-    return json.loads(a) == json.loads(b)
+    return bool(json.loads(a) == json.loads(b))
 
 
-def stream_in_steps(parser, text: str, value_start: int, probe: str, step: int = 1024):
+def stream_in_steps(
+    parser: Parser, text: str, value_start: int, probe: str, step: int = 1024
+) -> tuple[Deltas, int | None, int]:
     """Feed ``text`` in ``step``-sized chunks; return ``(deltas, first, max_pending)`` where
     ``first`` is how far past ``value_start`` the input had got when an arguments fragment
     holding ``probe`` first came out (None if never), and ``max_pending`` is the largest

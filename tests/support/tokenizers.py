@@ -19,7 +19,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import pytest
 
@@ -252,15 +252,24 @@ def roundtrips(tok: RealTokenizer, text: str) -> bool:
     return tok.decode(tok.encode(text)) == text
 
 
-def real_token_chunkings(text: str, tokenizer_names) -> dict[str, list[str]]:
+class TokenChunks(list[str]):
+    """A real-token chunking: chunk k is the text token k completed, ``token_ids[k]`` its id."""
+
+    def __init__(self, chunks: list[str], token_ids: list[list[int]]) -> None:
+        super().__init__(chunks)
+        self.token_ids = token_ids
+
+
+def real_token_chunkings(text: str, tokenizer_names: Iterable[str]) -> dict[str, list[str]]:
     """Extra chunkings for the stream validator: the text cut at every real token boundary
-    of each named tokenizer that is available and reproduces the text exactly."""
-    runs = {}
+    of each named tokenizer that is available and reproduces the text exactly; each
+    carries its token ids (a ``TokenChunks``)."""
+    runs: dict[str, list[str]] = {}
     for name in tokenizer_names:
         try:
             tok = load_tokenizer(name)
         except pytest.skip.Exception:
             continue
         if roundtrips(tok, text):
-            runs[f"tokens:{name}"] = token_chunks(tok, text)
+            runs[f"tokens:{name}"] = TokenChunks(token_chunks(tok, text), [[i] for i in tok.encode(text)])
     return runs

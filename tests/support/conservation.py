@@ -1,0 +1,220 @@
+"""Conservation: every input character of a reply ends in exactly one place.
+
+That place is content, reasoning, a call's name or arguments, or recognised syntax
+(markers, envelopes, separators, dropped blocks).  ``check_conservation`` maps the stream
+onto the input with one pointer for the whole stream, so a character emitted twice,
+invented, reordered or lost inside a value fails; what the stream left unmatched must look
+like syntax (hold a markup character, or be whitespace), so prose lost between markers
+fails too.  Prose punctuation lost right beside a marker (``,`` of ``Hello, world``) is
+the blind spot: it counts as markup.
+
+Arguments forwarded as written (JSON dialects) are matched like text.  Converted ones
+(XML-like values, Python literals, DSML's ``string="true"``) are not the input's text:
+each key, string value, boolean and null of the decoded object must be found in one of
+its spellings after the call began, and the stretch from the call's start to the next
+matched piece counts as that call's syntax.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterable, Sequence
+
+from lmparse.messages import DeltaMessage
+
+Deltas = Sequence[tuple[DeltaMessage, bool]]
+Segment = tuple[object, str]  # ("content" | "reasoning" | call index, text)
+
+MARKUP = frozenset("<>[]{}()|｜`\"'\\=:,;")  # a syntax run holds one of these
+ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
+SEARCH_BUDGET = 4000  # finds one spelling search may spend before falling back
+
+
+def check_conservation(text: str, deltas: Deltas) -> None:
+    """See the module docstring; raises AssertionError naming the first fault."""
+    taken: list[int] = []  # input positions the stream accounts for
+    converted: list[int] = []  # input positions that are a converted call's syntax
+    pos, converted_from = 0, None
+    for key, piece in _segments(deltas):
+        before, was_converted = len(taken), False
+        if isinstance(key, int):
+            name, arguments = piece.split("\0", 1)
+            first, end, was_converted = _take_call(text, key, name, arguments, pos, taken)
+        else:
+            end = _take(text, piece, pos, taken)
+            assert end >= 0, f"{key} {piece!r} is not in the input, in order, after {pos}"
+            first = taken[before] if len(taken) > before else end
+        if converted_from is not None:  # the converted call's syntax ends where this piece starts
+            converted.extend(range(converted_from, first))
+            converted_from = None
+        if was_converted:
+            converted_from = pos
+        pos = max(pos, end)
+    if converted_from is not None:
+        converted.extend(range(converted_from, len(text)))
+    assert len(taken) == len(set(taken)), "an input character was emitted twice"
+    accounted = set(taken) | set(converted)
+    for run in _unaccounted(text, accounted):
+        assert _is_syntax(run), f"input {run!r} ended in no channel and is not syntax"
+
+
+def _segments(deltas: Deltas) -> list[Segment]:
+    """The stream as runs of one channel; a call's text is its name, a NUL, its arguments."""
+    runs: list[tuple[object, list[str]]] = []
+    for delta, _ in deltas:
+        for tc in delta.tool_calls or ():
+            if not runs or runs[-1][0] != tc.index:
+                runs.append((tc.index, [(tc.function and tc.function.name) or "", "\0"]))
+            runs[-1][1].append((tc.function and tc.function.arguments) or "")
+        for key, piece in (("content", delta.content), ("reasoning", delta.reasoning_content)):
+            if piece is not None:
+                if not runs or runs[-1][0] != key:
+                    runs.append((key, []))
+                runs[-1][1].append(piece)
+    return [(key, "".join(parts)) for key, parts in runs]
+
+
+def _unaccounted(text: str, accounted: set[int]) -> Iterable[str]:
+    start = None
+    for i in range(len(text) + 1):
+        if i < len(text) and i not in accounted:
+            start = i if start is None else start
+        elif start is not None:
+            yield text[start:i]
+            start = None
+
+
+def _is_syntax(run: str) -> bool:
+    return not run or run.isspace() or not MARKUP.isdisjoint(run)
+
+
+def _is_block(run: str) -> bool:
+    """What a text piece may skip inside itself: a separator, or a dropped block (which
+    starts with its open marker's markup)."""
+    return not run or run[0].isspace() or run[0] in MARKUP
+
+
+# ---- spelling a piece with runs of the input -------------------------------------------------
+
+def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int]) -> list[tuple[int, int]] | None:
+    """``piece`` spelled by runs ``(at, size)`` of ``text`` in order from ``pos``, longest
+    runs first, such that what lies between two runs is a separator or a whole dropped
+    block: a piece that spans a filtered call is split where the call was.  None if there
+    is no such spelling (or the search ran out of ``budget``)."""
+    if not piece:
+        return []
+    for size in range(len(piece), 0, -1):
+        at = text.find(piece[:size], pos)
+        while at >= 0:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            if first or (at > pos and _is_block(text[pos:at])):  # an empty gap: one longer run
+                rest = _runs(text, piece[size:], at + size, False, budget)
+                if rest is not None:
+                    return [(at, size), *rest]
+            at = text.find(piece[:size], at + 1)
+    return None
+
+
+def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
+    """Match ``piece`` in ``text`` from ``start`` (as runs with separators or dropped blocks
+    between them, the earliest ending first, else as any subsequence); record the
+    positions; return the end, or -1."""
+    whole = text.find(piece, start)
+    runs = None
+    if whole >= 0:  # a spelling split around a dropped block may end sooner:
+        # ``assista<|return|>nt`` before the ``assistant`` of a later header
+        runs = _runs(text[: whole + len(piece) - 1], piece, start, True, [200]) or [(whole, len(piece))]
+    runs = runs or _runs(text, piece, start, True, [SEARCH_BUDGET])
+    if runs is None:  # the leftover check judges what this skips
+        runs, pos = [], start
+        for ch in piece:
+            at = text.find(ch, pos)
+            if at < 0:
+                return -1
+            runs.append((at, 1))
+            pos = at + 1
+    for at, size in runs:
+        taken.extend(range(at, at + size))
+    return runs[-1][0] + runs[-1][1] if runs else start
+
+
+# ---- calls ---------------------------------------------------------------------------------
+
+def _take_call(text: str, index: int, name: str, arguments: str, pos: int, taken: list[int]) -> tuple[int, int, bool]:
+    """Account call ``index``; return where its name starts, where what it matched ends,
+    and whether its arguments were converted."""
+    name_at, written = _find_name(text, name, pos)
+    assert name_at >= 0, f"call {index}'s name {name!r} is not in the input after {pos}"
+    taken.extend(range(name_at, name_at + len(written)))
+    after_name = name_at + len(written)  # arguments follow the name, unless written first
+    if arguments in text[after_name:]:
+        start = after_name
+    elif _is_json(arguments):  # converted or double-encoded: looked for from the call's start
+        start = pos
+    else:  # cut short or broken: after the name if it can be spelled there
+        start = after_name if _runs(text, arguments, after_name, True, [200]) is not None else pos
+    end = _take_arguments(text, arguments, start, taken)
+    return name_at, max(end, after_name), end < 0
+
+
+def _is_json(source: str) -> bool:
+    try:
+        json.loads(source)
+    except ValueError:
+        return False
+    return True
+
+
+def _find_name(text: str, name: str, start: int) -> tuple[int, str]:
+    """Where a call's name is written after ``start``, and how: a whole word if it can be
+    (``f`` is not the ``f`` of ``<function=``), else anywhere; as is, or JSON-escaped."""
+    forms = dict.fromkeys((name, json.dumps(name)[1:-1], json.dumps(name, ensure_ascii=False)[1:-1]))
+    for pattern in (r"(?<!\w){}(?!\w)", "{}"):
+        found = [(m.start(), written) for written in forms
+                 if (m := re.compile(pattern.format(re.escape(written))).search(text, start))]
+        if found:
+            return min(found)
+    return -1, name
+
+
+def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> int:
+    """Arguments forwarded as written (or double-encoded and unwrapped, or cut short and
+    closed at the end) are matched as text: return their end.  Converted ones are checked
+    leaf by leaf: return -1."""
+    if arguments == "{}":
+        return start  # nothing to account (and "{}" may stand for no arguments field at all)
+    if arguments in text[start:]:
+        return _take(text, arguments, start, taken)
+    try:
+        value = json.loads(arguments, object_pairs_hook=list)
+    except ValueError:
+        return _take(text, arguments.removesuffix("}"), start, taken)  # cut short; final may close it
+    if json.dumps(arguments, ensure_ascii=False)[1:-1] in text[start:]:
+        return _take(text, arguments, start, taken)
+    for spellings in _leaves(value):
+        # A string with characters the wire escapes need only appear in order.
+        found = [s for s in spellings if s in text[start:] or (ESCAPED.intersection(s) and _take(text, s, start, []) >= 0)]
+        assert found or not spellings[0].isprintable(), (
+            f"argument leaf {spellings[0]!r} of {arguments!r} is not in the input after {start}")
+    return -1
+
+
+def _leaves(value: object) -> Iterable[tuple[str, ...]]:
+    """The spellings each key and leaf of a decoded arguments object may have had on the wire.
+    Numbers are not tracked (a converted value may be re-spelled: ``1.5e3`` -> 1500.0)."""
+    if isinstance(value, list) and value and all(isinstance(p, tuple) for p in value):
+        for k, v in value:  # an object, decoded as pairs so duplicate keys keep their order
+            yield (k,)
+            yield from _leaves(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, str):
+        yield (value,)
+    elif isinstance(value, bool):
+        yield (json.dumps(value), repr(value))
+    elif value is None:
+        yield ("null", "None")

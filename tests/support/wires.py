@@ -1,0 +1,398 @@
+"""How every dialect writes calls on the wire: one ``Wire`` interface for building test replies.
+
+Written independently of the renderers in lmparse (which the tests also check), from the
+official chat templates' layout.  Every family is a small subclass of ``Wire`` that says how
+one call looks between the outer tags (``inner``); the contract matrix (test_contract.py)
+drives all of them through the same three methods with the arguments given as JSON object
+source text:
+
+- ``call(name, args)``: one outer block holding one call;
+- ``block(*calls)``: one outer block holding several calls (where the dialect allows it);
+- ``calls(*calls)``: several calls as the template separates them;
+
+and ``arguments(args)`` says what the parser emits for them (verbatim for JSON dialects,
+converted by the schema for the XML-like ones).  A family's own syntax (Mistral's call ids,
+DSML's ``string=`` attribute, Kimi's indices...) is an extra method on its subclass.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from lmparse import create_parser
+
+from .stream import Expected, Parser, Result, check_parse, random_chunks
+from .tokenizers import real_token_chunkings
+
+Params = Sequence[tuple[str, str]]  # (key, value text as written)
+Call = tuple[str, str]  # (name, arguments as JSON object source)
+
+# The tools every contract case offers: untyped ``f``/``g``, a typed ``get_weather`` and a
+# ``typed`` tool whose schema names every JSON kind (for the XML dialects' conversions).
+TOOL_PROPERTIES: dict[str, dict[str, Any]] = {
+    "get_weather": {"city": {"type": "string"}, "days": {"type": "integer"}},
+    "f": {},  # no declared properties: every XML value is a string
+    "g": {},
+    "typed": {
+        "i": {"type": "integer"},
+        "n": {"type": "number"},
+        "b": {"type": "boolean"},
+        "z": {"type": "null"},
+        "a": {"type": "array"},
+        "o": {"type": "object"},
+        "u": {"type": ["integer", "null"]},
+        "v": {"anyOf": [{"type": "null"}, {"type": "number"}]},
+        "s": {"type": "string"},
+    },
+}
+TOOLS = [
+    {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": p}}}
+    for n, p in TOOL_PROPERTIES.items()
+]
+THINKING_OFF = {"enable_thinking": False}
+DEFAULT: Any = object()  # "the wire's own request"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Wire:
+    """One dialect's wire layout plus the parsers and tokenizers it is checked with."""
+
+    id: str  # test id
+    tool_parser: str  # tool parser registry name
+    reasoning_parser: str | None  # reasoning parser registry name
+    open: str
+    close: str
+    tokenizers: tuple[str, ...]  # real tokenizers whose token boundaries every case is cut at
+    block_sep: str = "\n"  # between blocks, as the template writes them
+    think_tag: str = "<think>"  # the reasoning open tag as written
+    think_open: str = ""  # what a reply writes to enter reasoning ("" if it starts there)
+    think_close: str = "</think>"
+    to_plain: str | None = None  # what a reply writes to reach plain text (default think_open + think_close)
+    request_extra: Mapping[str, Any] = field(default_factory=dict)  # fields every request carries
+    thinking_off: Mapping[str, Any] | None = field(default_factory=lambda: THINKING_OFF)  # chat_template_kwargs that start a reply plain
+    honours_thinking_off: bool = True  # False: the reasoning parser starts in reasoning regardless
+    verbatim: bool = True  # arguments are forwarded as written (else converted by the schema)
+
+    # ---- writing ----------------------------------------------------------------------------
+
+    def inner(self, name: str, args: str) -> str:
+        """One call as written between the outer tags."""
+        raise NotImplementedError
+
+    def block(self, *calls: Call) -> str:
+        return self.open + "".join(self.inner(n, a) for n, a in calls) + self.close
+
+    def call(self, name: str, args: str = "{}") -> str:
+        return self.block((name, args))
+
+    def calls(self, *calls: Call) -> str:
+        return self.block_sep.join(self.call(n, a) for n, a in calls)
+
+    @property
+    def plain(self) -> str:
+        """The start of a reply that leaves reasoning at once."""
+        return self.think_open + self.think_close if self.to_plain is None else self.to_plain
+
+    @property
+    def starts_in_reasoning(self) -> bool:
+        return self.reasoning_parser is not None and not self.think_open
+
+    def arguments(self, args: str) -> str:
+        """The arguments the parser emits for a call written with ``args``."""
+        return args if self.verbatim else json.dumps(json.loads(args), ensure_ascii=False)
+
+    # ---- checking ---------------------------------------------------------------------------
+
+    def request(self, tools: list[dict[str, Any]] | None = TOOLS, **fields: Any) -> dict[str, Any]:
+        """The request every case sends, with ``fields`` replacing or adding entries."""
+        request: dict[str, Any] = {"tools": tools} if tools is not None else {}
+        return {**request, **self.request_extra, **fields}
+
+    def parser(self, request: Mapping[str, Any] | None) -> Parser:
+        return create_parser(tool_parser=self.tool_parser, reasoning_parser=self.reasoning_parser, request=request)
+
+    def chunkings(self, text: str) -> dict[str, list[str]]:
+        """Chunkings beyond the validator's own: every real token boundary."""
+        return real_token_chunkings(text, self.tokenizers)
+
+    def check(self, text: str, expected: Expected | None, request: Mapping[str, Any] | None = DEFAULT) -> Result:
+        """``text`` through the shared stream validator, under this wire's parsers
+        (``request`` defaults to ``self.request()``; ``None`` sends none)."""
+        chosen = self.request() if request is DEFAULT else request
+        return check_parse(lambda: self.parser(chosen), text, expected, self.chunkings(text))
+
+
+def json_params(args: str) -> list[tuple[str, str]]:
+    """An arguments object as XML-style parameters: strings raw, other values as JSON."""
+    return [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in json.loads(args).items()]
+
+
+# ---- JSON envelopes: qwen, internlm ------------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class JsonWire(Wire):
+    field: str  # "arguments" or "parameters"
+
+    def inner(self, name: str, args: str | None = None, args_first: bool = False, extra: str = "") -> str:
+        quoted = json.dumps(name, ensure_ascii=False)
+        if args is None:
+            return f'{{"name": {quoted}{extra}}}'
+        if args_first:
+            return f'{{"{self.field}": {args}, "name": {quoted}{extra}}}'
+        return f'{{"name": {quoted}, "{self.field}": {args}{extra}}}'
+
+    def call(self, name: str, args: str | None = None, args_first: bool = False, extra: str = "") -> str:
+        return self.open + self.inner(name, args, args_first, extra) + self.close
+
+
+QWEN = JsonWire(id="qwen", tool_parser="qwen", reasoning_parser="default", open="<tool_call>\n",
+                close="\n</tool_call>", field="arguments", tokenizers=("qwen2.5", "qwen3"))
+INTERNLM = JsonWire(id="internlm", tool_parser="internlm", reasoning_parser="default",
+                    open="<|action_start|><|plugin|>\n", close="<|action_end|>", field="parameters",
+                    tokenizers=("internlm2",))
+TAGGED = (QWEN, INTERNLM)
+
+
+# ---- XML-like: qwen3coder, glm45/glm47, seed-oss, minimax-m2 -----------------------------------
+
+def qwen_call(name: str, params: Params) -> str:
+    body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in params)
+    return f"\n<function={name}>\n{body}</function>\n"
+
+
+def seed_call(name: str, params: Params) -> str:
+    body = "".join(f"<parameter={k}>{v}</parameter>\n" for k, v in params)
+    return f"\n<function={name}>\n{body}</function>\n"
+
+
+def glm45_call(name: str, params: Params) -> str:
+    body = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v in params)
+    return f"{name}\n{body}"
+
+
+def glm47_call(name: str, params: Params) -> str:
+    return name + "".join(f"<arg_key>{k}</arg_key><arg_value>{v}</arg_value>" for k, v in params)
+
+
+def minimax_call(name: str, params: Params) -> str:
+    body = "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v in params)
+    return f'<invoke name="{name}">\n{body}</invoke>\n'
+
+
+@dataclass(frozen=True, kw_only=True)
+class XmlWire(Wire):
+    """Arguments are given as JSON object source (converted to parameters) or as parameters."""
+
+    layout: Callable[[str, Params], str]  # one call, as written between the outer tags
+    block_lead: str = ""  # text the block starts with before its first call (MiniMax: "\n")
+    think_tag: str = ""  # replies are written without the open tag the template already wrote
+    verbatim: bool = False
+
+    def inner(self, name: str, args: str | Params = ()) -> str:
+        return self.layout(name, json_params(args) if isinstance(args, str) else args)
+
+    def block(self, *calls: tuple[str, str | Params]) -> str:
+        return self.open + self.block_lead + "".join(self.inner(n, p) for n, p in calls) + self.close
+
+    def call(self, name: str, args: str | Params = ()) -> str:
+        return self.block((name, args))
+
+    def calls(self, *calls: tuple[str, str | Params]) -> str:
+        return self.block_sep.join(self.call(n, p) for n, p in calls)
+
+
+QWEN3CODER = XmlWire(id="qwen3coder", tool_parser="qwen3coder", reasoning_parser="default", open="<tool_call>",
+                     close="</tool_call>", layout=qwen_call, tokenizers=("qwen3", "qwen2.5"))
+GLM45 = XmlWire(id="glm45", tool_parser="glm45", reasoning_parser="glm45", open="<tool_call>", close="</tool_call>",
+                layout=glm45_call, tokenizers=("glm-4.5", "glm-4.7-flash"))
+GLM47 = XmlWire(id="glm47", tool_parser="glm47", reasoning_parser="glm45", open="<tool_call>", close="</tool_call>",
+                layout=glm47_call, tokenizers=("glm-4.7-flash", "glm-4.5"), block_sep="")
+# No public Seed-OSS tokenizer: arbitrary chunkings only.
+SEED_OSS = XmlWire(id="seed-oss", tool_parser="seed-oss", reasoning_parser="seed-oss", open="<seed:tool_call>",
+                   close="</seed:tool_call>", layout=seed_call, tokenizers=(), think_tag="<seed:think>",
+                   think_open="<seed:think>", think_close="</seed:think>")
+MINIMAX_M2 = XmlWire(id="minimax-m2", tool_parser="minimax-m2", reasoning_parser="minimax-m2",
+                     open="<minimax:tool_call>", close="</minimax:tool_call>", layout=minimax_call,
+                     tokenizers=("minimax-m2",), block_lead="\n", honours_thinking_off=False)
+XML_WIRES = (QWEN3CODER, GLM45, GLM47, SEED_OSS, MINIMAX_M2)
+
+
+# ---- DSML: deepseek-v32, deepseek-v4 ---------------------------------------------------------
+
+DSML = "｜DSML｜"
+THINKING = {"chat_template_kwargs": {"thinking": True}}
+
+
+def dsml_string(key: str, value: str) -> str:
+    """A ``string="true"`` parameter: raw text."""
+    return f'<{DSML}parameter name="{key}" string="true">{value}</{DSML}parameter>\n'
+
+
+def dsml_json(key: str, value: str) -> str:
+    """A ``string="false"`` parameter: JSON."""
+    return f'<{DSML}parameter name="{key}" string="false">{value}</{DSML}parameter>\n'
+
+
+def dsml_untyped(key: str, value: str) -> str:
+    """A parameter without the string attribute: the schema decides."""
+    return f'<{DSML}parameter name="{key}">{value}</{DSML}parameter>\n'
+
+
+@dataclass(frozen=True, kw_only=True)
+class DsmlWire(Wire):
+    empty_invoke: str = ""  # V4 writes a blank line inside an invoke without parameters
+    request_extra: Mapping[str, Any] = field(default_factory=lambda: THINKING)
+    thinking_off: Mapping[str, Any] | None = field(default_factory=lambda: {"thinking": False})
+    verbatim: bool = False
+
+    def invoke(self, name: str, *params: str) -> str:
+        return f'<{DSML}invoke name="{name}">\n{"".join(params) or self.empty_invoke}</{DSML}invoke>\n'
+
+    def inner(self, name: str, args: str) -> str:
+        kinds = json.loads(args).items()
+        return self.invoke(name, *(dsml_string(k, v) if isinstance(v, str) else dsml_json(k, json.dumps(v))
+                                   for k, v in kinds))
+
+    def invokes(self, *invokes: str) -> str:
+        """One block around invokes written with ``invoke``."""
+        return f"{self.open}\n{''.join(invokes)}{self.close}"
+
+    def block(self, *calls: Call) -> str:
+        return self.invokes(*(self.inner(n, a) for n, a in calls))
+
+    def call_with(self, name: str, *params: str) -> str:
+        """One block holding one invoke with parameters written by ``dsml_string`` / ``dsml_json``."""
+        return self.invokes(self.invoke(name, *params))
+
+
+DSML_TOKENIZERS = ("deepseek-v3.2", "deepseek-v4")
+V32 = DsmlWire(id="deepseek-v32", tool_parser="deepseek-v32", reasoning_parser="deepseek-v32",
+               open=f"<{DSML}function_calls>", close=f"</{DSML}function_calls>", tokenizers=DSML_TOKENIZERS)
+V4 = DsmlWire(id="deepseek-v4", tool_parser="deepseek-v4", reasoning_parser="deepseek-v4",
+              open=f"<{DSML}tool_calls>", close=f"</{DSML}tool_calls>", tokenizers=DSML_TOKENIZERS,
+              empty_invoke="\n")
+DSML_WIRES = (V32, V4)
+
+
+# ---- sections of calls: kimi-k2, deepseek-v3, deepseek-v31 -----------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class SectionWire(Wire):
+    call_begin: str
+    call_end: str
+    layout: str  # one call's text between call_begin and call_end: {name}, {args}, {i}
+    call_sep: str = ""
+    block_sep: str = ""
+    request_extra: Mapping[str, Any] = field(default_factory=lambda: THINKING)
+    thinking_off: Mapping[str, Any] | None = field(default_factory=lambda: {"thinking": False})
+    pseudo_token_markers: str = ""  # a regex: markers that are single tokens of a vocabulary we lack
+
+    def entry(self, name: str, args: str = "{}", i: int = 0) -> str:
+        """One call with its begin and end markers; ``i`` is its index in the section."""
+        return self.call_begin + self.layout.format(name=name, args=args, i=i) + self.call_end
+
+    def inner(self, name: str, args: str) -> str:
+        return self.entry(name, args)
+
+    def block(self, *calls: Call) -> str:
+        return self.open + self.call_sep.join(self.entry(n, a, i) for i, (n, a) in enumerate(calls)) + self.close
+
+    def chunkings(self, text: str) -> dict[str, list[str]]:
+        found = super().chunkings(text)
+        if self.pseudo_token_markers:
+            found["pseudo-tokens"] = pseudo_tokens(text, self.pseudo_token_markers)
+        return found
+
+
+def pseudo_tokens(text: str, markers: str, seed: int = 0) -> list[str]:
+    """Markers as single chunks, the text around them in pieces of 1-4 characters."""
+    rng = random.Random(seed)
+    chunks: list[str] = []
+    for i, part in enumerate(re.split(f"({markers})", text)):
+        if i % 2:
+            chunks.append(part)
+        else:
+            chunks.extend(random_chunks(part, rng, 4))
+    return chunks
+
+
+KIMI = SectionWire(
+    id="kimi-k2", tool_parser="kimi-k2", reasoning_parser="kimi-k2", open="<|tool_calls_section_begin|>",
+    close="<|tool_calls_section_end|>", call_begin="<|tool_call_begin|>", call_end="<|tool_call_end|>",
+    layout="functions.{name}:{i}<|tool_call_argument_begin|>{args}", tokenizers=(),
+    pseudo_token_markers=r"<\|tool_calls?_(?:section_)?(?:begin|end)\|>|<\|tool_call_argument_begin\|>|</?think>",
+)
+V3 = SectionWire(
+    id="deepseek-v3", tool_parser="deepseek-v3", reasoning_parser="deepseek-r1", open="<｜tool▁calls▁begin｜>",
+    close="<｜tool▁calls▁end｜>", call_begin="<｜tool▁call▁begin｜>", call_end="<｜tool▁call▁end｜>",
+    layout="function<｜tool▁sep｜>{name}\n```json\n{args}\n```", tokenizers=("deepseek-r1",), call_sep="\n",
+)
+V31 = SectionWire(
+    id="deepseek-v31", tool_parser="deepseek-v31", reasoning_parser="deepseek-v3", open="<｜tool▁calls▁begin｜>",
+    close="<｜tool▁calls▁end｜>", call_begin="<｜tool▁call▁begin｜>", call_end="<｜tool▁call▁end｜>",
+    layout="{name}<｜tool▁sep｜>{args}", tokenizers=("deepseek-v3.1",),
+)
+SECTION_WIRES = (KIMI, V3, V31)
+
+
+# ---- mistral: [TOOL_CALLS]NAME[ARGS]{...} and the older JSON array ------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class MistralWire(Wire):
+    def inner(self, name: str, args: str | None = None, call_id: str | None = None) -> str:
+        return name + (f"[CALL_ID]{call_id}" if call_id else "") + "[ARGS]" + (args or "")
+
+    def block(self, *calls: Call) -> str:
+        return "".join(self.open + self.inner(n, a) for n, a in calls)
+
+    def call(self, name: str, args: str | None = None, call_id: str | None = None) -> str:
+        """The v11+ form: ``[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}``."""
+        return self.open + self.inner(name, args, call_id)
+
+    def array(self, *calls: Call) -> str:
+        """The pre-v11 form: one array of envelopes."""
+        return self.open + "[" + ", ".join(f'{{"name": "{n}", "arguments": {a}}}' for n, a in calls) + "]"
+
+
+MISTRAL = MistralWire(id="mistral", tool_parser="mistral", reasoning_parser="mistral", open="[TOOL_CALLS]", close="",
+                      tokenizers=("mistral-v3", "mistral-v7", "mistral-tekken"), block_sep="", think_tag="[THINK]",
+                      think_open="[THINK]", think_close="[/THINK]", to_plain="", thinking_off=None)
+
+
+# ---- pythonic: [f(a=1), g()], Llama 4's <|python_start|> wrapper -------------------------------
+
+def python_literal(value: Any) -> str:
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False)  # strings, numbers, lists, dicts: JSON is Python here
+
+
+@dataclass(frozen=True, kw_only=True)
+class PythonicWire(Wire):
+    verbatim: bool = False
+
+    def inner(self, name: str, args: str) -> str:
+        return f"{name}(" + ", ".join(f"{k}={python_literal(v)}" for k, v in json.loads(args).items()) + ")"
+
+    def bare(self, *calls: Call) -> str:
+        """The list alone, as a reply that starts with it writes it."""
+        return "[" + ", ".join(self.inner(n, a) for n, a in calls) + "]"
+
+    def wrap(self, text: str) -> str:
+        return self.open + text + self.close
+
+    def block(self, *calls: Call) -> str:
+        return self.wrap(self.bare(*calls))
+
+    def calls(self, *calls: Call) -> str:
+        return self.block(*calls)  # one list holds every call
+
+
+PYTHONIC = PythonicWire(id="pythonic", tool_parser="pythonic", reasoning_parser="default", open="<|python_start|>",
+                        close="<|python_end|>", tokenizers=("llama-3.2",))
+
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC)
