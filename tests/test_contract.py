@@ -10,7 +10,8 @@ in that family's module.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 import pytest
 

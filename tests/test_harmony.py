@@ -321,7 +321,7 @@ CALL_PREFIX = "<|channel|>analysis<|message|>Go.<|end|><|start|>assistant<|chann
 def stream_prefix(parser, encoding, text: str, by_tokens: bool) -> None:
     if by_tokens:
         ids, texts = token_stream(encoding, text)
-        for token, token_text in zip(ids, texts):
+        for token, token_text in zip(ids, texts, strict=True):
             parser.stream_chunk(token_text, [token])
     else:
         parser.stream_chunk(text)

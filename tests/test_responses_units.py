@@ -156,7 +156,7 @@ def test_item_reference_resolves_a_stored_item():
 def test_custom_input_decodes_the_same_in_any_chunking(value, ascii_only, rnd):
     arguments = json.dumps({"input": value}, ensure_ascii=ascii_only)
     cuts = sorted(rnd.sample(range(1, len(arguments)), min(len(arguments) - 1, rnd.randint(0, 8))))
-    pieces = [arguments[i:j] for i, j in zip([0, *cuts], [*cuts, len(arguments)])]
+    pieces = [arguments[i:j] for i, j in zip([0, *cuts], [*cuts, len(arguments)], strict=True)]
     decoder = CustomInput()
     streamed = "".join(decoder.feed(piece) for piece in pieces)
     expected = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

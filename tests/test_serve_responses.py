@@ -152,7 +152,7 @@ def rebuild(events: list[dict]) -> list[dict]:
 
 def check_rebuilt(items: list[dict], final: dict) -> None:
     assert len(items) == len(final["output"])
-    for built, item in zip(items, final["output"]):
+    for built, item in zip(items, final["output"], strict=True):
         assert built["id"] == item["id"] and built["type"] == item["type"]
         text = "".join(built["_text"])
         if item["type"] == "reasoning":

@@ -17,7 +17,8 @@ import json
 import random
 import threading
 import time
-from typing import Any, AsyncIterator, Iterator
+from typing import Any
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 

@@ -5,7 +5,7 @@ cancellation, that closing early is one, and that the engine's own prompt count 
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import pytest
 

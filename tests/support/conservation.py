@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from lmparse.messages import DeltaMessage
 

@@ -10,7 +10,8 @@ and for each token the text it completes (incremental decoding, as
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 import pytest
 

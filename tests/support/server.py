@@ -9,7 +9,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from typing import Sequence
+from collections.abc import Sequence
 
 import pytest
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
 
 from lmparse.messages import DeltaMessage, ParsedMessage
 from lmparse.response.base import fold_deltas

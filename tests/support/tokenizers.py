@@ -19,7 +19,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pytest
 
@@ -131,7 +131,7 @@ def load_tokenizer(name: str) -> RealTokenizer:
     return _load(name, str(path))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(name: str, path: str) -> RealTokenizer:
     if name in HF_TOKENIZERS:
         return _load_hf(name, Path(path))

@@ -21,7 +21,8 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from lmparse import create_parser
 
