@@ -38,7 +38,7 @@ from lmparse.serve.engines.upstream import UpstreamEngine  # noqa: E402
 from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
 
 from .support.server import LiveServer, free_port  # noqa: E402
-from .test_upstream_decoders import (ENGINE_OF, ENGINES, EOS_TEXT, PROMPT_IDS, REASONING, recorded,  # noqa: E402
+from .support.upstream import (ENGINE_OF, ENGINES, EOS_TEXT, PROMPT_IDS, REASONING, recorded,  # noqa: E402
                                      sse, steps)
 
 pytestmark = pytest.mark.skipif(bool(missing_parsers(get_family("qwen3"))), reason="qwen3 parsers not registered")

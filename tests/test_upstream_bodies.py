@@ -13,7 +13,7 @@ pytest.importorskip("orjson")
 from lmparse.serve.engines.bodies import BodyOptions  # noqa: E402
 from lmparse.serve.engines.upstream import ENGINES  # noqa: E402
 
-from .test_upstream_decoders import request  # noqa: E402
+from .support.upstream import request  # noqa: E402
 
 OPTIONS = BodyOptions(model=None, default_max_tokens=4096)
 LIMIT = {"vllm": "max_tokens", "sglang": "max_new_tokens", "lmdeploy": "max_tokens", "llamacpp": "n_predict"}

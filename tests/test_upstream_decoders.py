@@ -1,6 +1,6 @@
 """Each upstream engine's decoder on recorded event lines, without a server.
 
-The recordings are the byte strings each engine sends (ECOSYSTEM.md §3.6) for a canned
+The recordings (tests/support/upstream.py) are the byte strings each engine sends (ECOSYSTEM.md §3.6) for a canned
 Qwen3 reply (reasoning, then a tool call) cut at the real tokenizer's token boundaries
 with the real token ids.  They are fed through ``SSELineDecoder`` one byte at a time, in
 seeded random pieces and with CRLF line ends, then to the engine's decoder: the text it
@@ -8,173 +8,19 @@ forwards is the reply, the ids are the engine's, the finish reason and the engin
 prompt count come through, and what each engine keeps (SGLang's stop string and EOS) is
 trimmed.  ``test_serve_upstream`` serves the same recordings to the whole server.
 """
-
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 
 pytest.importorskip("orjson")
 
-from lmparse.request import ParserRequest  # noqa: E402
-from lmparse.serve.engines.base import EngineChunk, GenerationRequest  # noqa: E402
-from lmparse.serve.engines.decoders import (EventDecoder, LlamaCppDecoder, LMDeployDecoder,  # noqa: E402
-                                            SGLangDecoder, TokenText, UpstreamError, VLLMDecoder)
+from lmparse.serve.engines.decoders import UpstreamError  # noqa: E402
 from lmparse.serve.engines.sse import SSELineDecoder  # noqa: E402
-from lmparse.serve.tokenizer import load_tokenizer  # noqa: E402
 
-REASONING = "The user wants the weather in Paris, so I call get_weather."
-REPLY = ("<think>\n" + REASONING + "\n</think>\n\n<tool_call>\n"
-         '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
-EOS_TEXT, EOS_ID = "<|im_end|>", 151645
-PROMPT_IDS = list(range(1000, 1042))  # what the fake says the prompt was: 42 tokens
-ENGINES = ["vllm", "sglang", "sglang-incremental", "lmdeploy", "llamacpp"]
-ENGINE_OF = {"sglang-incremental": "sglang", "sglang-stop": "sglang", "slow": "vllm", "midfail": "lmdeploy",
-             "broken": "vllm", "unreachable": "vllm"}
-DECODERS: dict[str, type[EventDecoder]] = {"vllm": VLLMDecoder, "sglang": SGLangDecoder, "lmdeploy": LMDeployDecoder, "llamacpp": LlamaCppDecoder}
-
-TOKENIZER = load_tokenizer("qwen3", "qwen3")
-
-
-def steps() -> list[tuple[str, int]]:
-    return [(piece, token_id) for piece, token_id, _ in TOKENIZER.steps(REPLY)]
-
-
-# ---- the recordings ----------------------------------------------------------------------------
-
-
-def sse(event: object) -> bytes:
-    """One ``data:`` event as engines write it: raw UTF-8, not ASCII escapes."""
-    data = event if isinstance(event, bytes) else json.dumps(event, ensure_ascii=False).encode()
-    return b"data: " + data + b"\n\n"
-
-
-def vllm_events(pieces: list[tuple[str, int]]) -> Iterator[bytes]:
-    for i, (text, tid) in enumerate(pieces):
-        choice = {"index": 0, "text": text, "token_ids": [tid], "logprobs": None, "finish_reason": None,
-                  "stop_reason": None}
-        if i == 0:
-            choice["prompt_token_ids"] = PROMPT_IDS
-        yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [choice],
-                   "usage": None})
-    # EOS ends generation: its id is returned, its text is not.
-    yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [
-        {"index": 0, "text": "", "token_ids": [EOS_ID], "logprobs": None, "finish_reason": "stop",
-         "stop_reason": None}], "usage": None})
-    yield sse({"id": "cmpl-1", "object": "text_completion", "created": 1, "model": "qwen", "choices": [],
-               "usage": {"prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(pieces) + 1,
-                         "total_tokens": len(PROMPT_IDS) + len(pieces) + 1}})
-    yield sse(b"[DONE]")
-
-
-def sglang_events(pieces: list[tuple[str, int]], incremental: bool) -> Iterator[bytes]:
-    # no_stop_trim + skip_special_tokens false: the EOS token and its text stay in the output.
-    pieces = pieces + [(EOS_TEXT, EOS_ID)]
-    text, ids = "", []
-    for i, (piece, tid) in enumerate(pieces):
-        text += piece
-        ids.append(tid)
-        last = i == len(pieces) - 1
-        meta = {"id": "r1", "prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(ids), "cached_tokens": 0,
-                "finish_reason": {"type": "stop", "matched": EOS_ID} if last else None}
-        if incremental:
-            yield sse({"text": piece, "output_ids": [tid], "meta_info": meta})
-        else:
-            yield sse({"text": text, "output_ids": list(ids), "meta_info": meta})
-    yield sse(b"[DONE]")
-
-
-def sglang_stop_events() -> Iterator[bytes]:
-    # A stop string is kept with no_stop_trim; its first half streams before the match is known.
-    pieces = ["Hello", " there", ",", " friend", ".", "ST", "OP"]
-    text = ""
-    for i, piece in enumerate(pieces):
-        text += piece
-        last = i == len(pieces) - 1
-        yield sse({"text": text, "output_ids": list(range(10, 11 + i)), "meta_info": {
-            "prompt_tokens": len(PROMPT_IDS), "completion_tokens": i + 1,
-            "finish_reason": {"type": "stop", "matched": "STOP"} if last else None}})
-    yield sse(b"[DONE]")
-
-
-def lmdeploy_events(pieces: list[tuple[str, int]], fail_after: int | None = None) -> Iterator[bytes]:
-    for i, (piece, tid) in enumerate(pieces):
-        if fail_after is not None and i == fail_after:
-            yield sse({"error": "engine crashed"})
-            return
-        last = i == len(pieces) - 1
-        yield sse({"text": piece, "output_ids": [tid], "meta_info": {
-            "finish_reason": {"type": "stop"} if last else None, "prompt_tokens": len(PROMPT_IDS),
-            "completion_tokens": i + 1}})
-    yield sse(b"[DONE]")
-
-
-def llamacpp_events(pieces: list[tuple[str, int]]) -> Iterator[bytes]:
-    for piece, tid in pieces:
-        yield sse({"content": piece, "tokens": [tid], "stop": False, "id_slot": 0, "index": 0})
-    yield sse({"content": "", "tokens": [], "stop": True, "stop_type": "eos", "stopping_word": "", "id_slot": 0,
-               "index": 0, "tokens_predicted": len(pieces) + 1, "tokens_evaluated": len(PROMPT_IDS),
-               "timings": {"prompt_n": len(PROMPT_IDS), "predicted_n": len(pieces) + 1}})
-
-
-RECORDINGS: dict[str, Callable[[list[tuple[str, int]]], Iterable[bytes]]] = {
-    "vllm": vllm_events,
-    "sglang": lambda pieces: sglang_events(pieces, incremental=False),
-    "sglang-incremental": lambda pieces: sglang_events(pieces, incremental=True),
-    "sglang-stop": lambda pieces: sglang_stop_events(),
-    "lmdeploy": lmdeploy_events,
-    "midfail": lambda pieces: lmdeploy_events(pieces, fail_after=5),
-    "llamacpp": llamacpp_events,
-}
-
-
-def recorded(kind: str, pieces: list[tuple[str, int]] | None = None) -> bytes:
-    return b"".join(RECORDINGS[kind](steps() if pieces is None else pieces))
-
-
-# ---- feeding them ------------------------------------------------------------------------------
-
-
-def reads(data: bytes, how: str) -> list[bytes]:
-    """``data`` as the network might deliver it: one byte per read, or seeded random pieces."""
-    if how == "bytewise":
-        return [data[i:i + 1] for i in range(len(data))]
-    rng = random.Random(how)
-    out, pos = [], 0
-    while pos < len(data):
-        size = rng.randint(1, 64)
-        out.append(data[pos:pos + size])
-        pos += size
-    return out
-
-
-CUTS = ["bytewise", "seed-1", "seed-2", "crlf"]
-
-
-def events_of(data: bytes, how: str) -> list[dict]:
-    if how == "crlf":
-        data, how = data.replace(b"\n", b"\r\n"), "bytewise"  # CR and LF always in separate reads
-    lines = SSELineDecoder()
-    events = [event for piece in reads(data, how) for event in lines.decode(piece)]
-    return events + lines.flush()
-
-
-def request(**kw: object) -> GenerationRequest:
-    return GenerationRequest([{"role": "user", "content": "hi"}], [], ParserRequest.accept_all(), **kw)
-
-
-def decoded(engine: str, events: list[dict], req: GenerationRequest | None = None,
-            token_text: TokenText = TOKENIZER.decode_one) -> tuple[list[EngineChunk], EventDecoder]:
-    """The chunks the decoder forwards, its last chunk appended, and the decoder."""
-    decoder = DECODERS[engine](req or request(), token_text)
-    chunks = [chunk for chunk in map(decoder.decode, events) if chunk is not None]
-    return chunks + [decoder.finish()], decoder
-
-
-# ---- every engine: the reply, its ids, the finish and the engine's own prompt count ------------
+from .support.upstream import (CUTS, DECODERS, ENGINE_OF, ENGINES, EOS_ID, PROMPT_IDS, REPLY, TOKENIZER,  # noqa: E402
+                               decoded, events_of, recorded, request, steps)
 
 
 @pytest.mark.parametrize("how", CUTS)

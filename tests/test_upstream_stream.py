@@ -15,7 +15,7 @@ from lmparse.serve.engines.base import EngineChunk  # noqa: E402
 from lmparse.serve.engines.upstream import UpstreamEngine, UpstreamError  # noqa: E402
 from lmparse.serve.families import get_family  # noqa: E402
 
-from .test_upstream_decoders import TOKENIZER, EOS_ID, PROMPT_IDS, recorded, request, sse, steps  # noqa: E402
+from .support.upstream import TOKENIZER, EOS_ID, PROMPT_IDS, recorded, request, sse, steps  # noqa: E402
 
 CRASHED = sse({"error": "engine crashed"})
 
