@@ -10,8 +10,10 @@ here, and every call goes through one ``CallEmitter`` (``lmparse.tools.calls``):
 first, name filtering with dense indices, held pre-name arguments, drop records.
 
 While a dialect knows that a whole chunk without syntax characters can only be argument
-text of the current call, it sets ``_run_open``; the next ``feed_tool_block`` then first
-offers the chunk to the dialect's ``_feed_run``, which emits it in one step or declines.
+text of the current call, it sets ``_run_open``.  Such a dialect overrides
+``feed_tool_block`` with one branch first: while ``_run_open``, a chunk that can only be
+argument text is emitted whole and answered with ``run_step(len(text))``; anything else
+goes on to ``ToolParser.feed_tool_block``, the general path.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..messages import FunctionCall, ToolCall
 from ..request import ParserRequest
 from .calls import ACCEPTED, NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_id
 
-__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "DroppedCall", "Deltas", "build_tool_calls",
+__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "RUN_STEPS", "run_step", "DroppedCall", "Deltas", "build_tool_calls",
            "new_call_id"]
 
 logger = logging.getLogger("lmparse")
@@ -48,9 +50,14 @@ class BlockStep(NamedTuple):
 
 
 # ``BlockStep(...)`` runs a Python-level __new__; the hot path builds the tuple directly,
-# and the fast lane's step for a chunk of up to 1 KiB is built once.
+# and the fast lane's step for a chunk of up to 1 KiB is built once (``RUN_STEPS[n]``).
 _new_step = tuple.__new__
-_RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(1025))
+RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(1025))
+
+
+def run_step(n: int) -> BlockStep:
+    """The step of a fast-lane chunk of ``n`` characters: all consumed, the block open and committed."""
+    return RUN_STEPS[n] if n < len(RUN_STEPS) else _new_step(BlockStep, (n, OPEN, True))
 
 
 class ToolParser:
@@ -94,41 +101,37 @@ class ToolParser:
         self._committed = False  # something of this block reached the client or ``dropped``
         self._payload_closed = False
         self._bare = open_tag == ""
-        self._run_open = False  # the next chunk may be offered whole to ``_feed_run``
+        self._run_open = False  # the next chunk may be taken whole by the dialect's fast lane
         self._reset_payload()
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
         """Consume a prefix of ``text`` (which starts inside the block)."""
-        if self._run_open and text and not final and self._feed_run(text, deltas):
-            n = len(text)  # argument text, emitted as it stands
-            return _RUN_STEPS[n] if n <= 1024 else _new_step(BlockStep, (n, OPEN, True))
-        try:
-            pos = self._step(text, deltas, final)
-        finally:
-            self._calls.flush()
-        status = REJECTED if self._rejected else CLOSED if self._closed else OPEN
-        # The fast lane stays open only while everything given was consumed.
-        self._run_open = self._run_open and status == OPEN and pos == len(text)
-        return _new_step(BlockStep, (pos, status, self._committed))
-
-    def _step(self, text: str, deltas: Deltas, final: bool) -> int:
+        calls = self._calls
         pos = 0
-        if not self._payload_closed:
-            self._run_open = False
-            pos = self._consume_stream_payload(text, deltas, final=final)
-            if final and not self._payload_closed and not self._rejected:
+        try:
+            if not self._payload_closed:
                 self._run_open = False
-                self._finish_payload(deltas)
-                self._payload_closed = True
-            if self._rejected or not self._payload_closed:
-                return pos
-        if final and not self._committed:
-            self._rejected = True  # never became a call: the text goes back as it was
-            return pos
-        pos = self._consume_close(text, pos, final)
-        if self._closed and not self._committed:
-            self._closed, self._rejected = False, True  # markup that held no call
-        return pos
+                pos = self._consume_stream_payload(text, deltas, final=final)
+                if final and not self._payload_closed and not self._rejected:
+                    self._finish_payload(deltas)
+                    self._payload_closed = True
+            if self._payload_closed and not self._rejected:
+                if final and not self._committed:
+                    self._rejected = True  # never became a call: the text goes back as it was
+                else:
+                    pos = self._consume_close(text, pos, final)
+                    if self._closed and not self._committed:
+                        self._closed, self._rejected = False, True  # markup that held no call
+        finally:
+            if calls.parts:
+                calls.flush()
+        if self._rejected:
+            return _new_step(BlockStep, (pos, REJECTED, self._committed))
+        if self._closed:
+            return _new_step(BlockStep, (pos, CLOSED, self._committed))
+        if pos != len(text):
+            self._run_open = False  # the fast lane stays open only while everything given was consumed
+        return _new_step(BlockStep, (pos, OPEN, self._committed))
 
     def _consume_close(self, text: str, pos: int, final: bool) -> int:
         close = self.tool_close_tag
@@ -173,11 +176,6 @@ class ToolParser:
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         raise NotImplementedError
 
-    def _feed_run(self, text: str, deltas: Deltas) -> bool:
-        """While ``_run_open``: emit a whole chunk that can only be argument text, or
-        return False to take the normal path."""
-        return False
-
     def _finish_payload(self, deltas: Deltas) -> None:
         """Input ended inside the payload: close what was emitted, invent nothing.
 
@@ -208,10 +206,6 @@ class ToolParser:
         if self._calls.state == UNNAMED:
             self._committed = True
             self._calls.name(deltas, name, call_id)
-
-    def _emit_arguments(self, deltas: Deltas, text: str) -> None:
-        """Argument text of the current call (held until the name, if that is still to come)."""
-        self._calls.arguments(deltas, text)
 
     def _drop(self, name: str | None, reason: str) -> None:
         self._committed = True

@@ -47,7 +47,7 @@ class CallEmitter:
     """The calls of one response, one at a time: ``begin``, ``name``, ``arguments``, ``end``."""
 
     __slots__ = ("_allowed", "_id_factory", "dropped", "calls_emitted", "state", "_held", "_index",
-                 "_args_sent", "_merge", "_merge_fn", "_parts")
+                 "_args_sent", "_merge", "_merge_fn", "parts")
 
     def __init__(self, allowed: frozenset[str] | None, id_factory: Callable[[], str] = new_call_id) -> None:
         self._allowed = allowed  # None: every name is accepted
@@ -60,7 +60,7 @@ class CallEmitter:
         self._args_sent = False
         self._merge: DeltaMessage | None = None  # this chunk's delta of the current call
         self._merge_fn: DeltaFunctionCall | None = None  # and its function part
-        self._parts: list[str] = []  # argument text still to be joined into it
+        self.parts: list[str] = []  # argument text still to be joined into it (``flush``)
 
     @property
     def named(self) -> bool:
@@ -88,7 +88,7 @@ class CallEmitter:
         held = "".join(self._held) if self._held else None
         self._held = []
         self._args_sent = held is not None
-        if self._parts:
+        if self.parts:
             self.flush()
         self._merge_fn = fn = DeltaFunctionCall(name, held)
         call = DeltaToolCall(index, call_id or self._id_factory(), "function", fn)
@@ -103,9 +103,9 @@ class CallEmitter:
         if state == ACCEPTED:
             self._args_sent = True
             if deltas and deltas[-1][0] is self._merge:
-                self._parts.append(text)  # same call, same chunk: one delta
+                self.parts.append(text)  # same call, same chunk: one delta
                 return
-            if self._parts:
+            if self.parts:
                 self.flush()
             self._merge_fn = fn = DeltaFunctionCall(None, text)
             self._merge = delta = DeltaMessage(None, None, [DeltaToolCall(self._index, None, None, fn)])
@@ -145,6 +145,6 @@ class CallEmitter:
     def flush(self) -> None:
         """Join the pending argument text into this chunk's delta (call at the chunk's end)."""
         fn = self._merge_fn
-        if self._parts and fn is not None:
-            fn.arguments = (fn.arguments or "") + "".join(self._parts)
-        self._parts = []
+        if self.parts and fn is not None:
+            fn.arguments = (fn.arguments or "") + "".join(self.parts)
+        self.parts = []

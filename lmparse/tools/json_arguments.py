@@ -5,7 +5,7 @@ Mistral).  An object or array is forwarded verbatim as the scanner passes it; a 
 written as a string or a scalar is held to its end and then normalized (a JSON-encoded
 object is unwrapped, ``null`` becomes ``{}``).  While the scan is inside a string of
 the forwarded value, ``in_run`` is true and the owning parser's fast lane
-(``JsonRunLane._feed_run``) takes a chunk with no quote in one step.
+(``JsonRunLane.feed_tool_block``) takes a chunk with no quote in one step.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from ..markers import WHITESPACE
 from .json_scanner import JsonValueScanner
+
+from .base import RUN_STEPS, BlockStep, ToolParser, run_step
 
 if TYPE_CHECKING:
     from .calls import CallEmitter, Deltas
@@ -42,12 +44,15 @@ def normalize_scalar_arguments(raw: str) -> str:
 
 
 class JsonArguments:
-    __slots__ = ("_calls", "scanner", "_held")
+    __slots__ = ("_calls", "scanner", "_held", "in_run")
 
     def __init__(self, calls: CallEmitter) -> None:
         self._calls = calls
         self.scanner = JsonValueScanner()
         self._held: list[str] = []  # a string or scalar value, until it is complete
+        # After ``consume``: inside a string of a forwarded value of a named call, where a
+        # chunk with no quote is argument text as it stands (the owner's fast lane).
+        self.in_run = False
 
     def reset(self) -> None:
         self.scanner.reset()
@@ -68,13 +73,8 @@ class JsonArguments:
             else:
                 self._held.append(text[pos:end])
             pos = end
+        self.in_run = scanner.in_string and scanner.container and not scanner.done and self._calls.named
         return pos
-
-    @property
-    def in_run(self) -> bool:
-        """Inside a string of a forwarded value of a named call: ``feed_run`` may take the next chunk."""
-        scanner = self.scanner
-        return not scanner.done and scanner.in_string and scanner.container and self._calls.named
 
     def flush(self, deltas: Deltas, complete: bool = True) -> None:
         """Emit a held string or scalar value: normalized if it is complete, else as written."""
@@ -84,19 +84,19 @@ class JsonArguments:
             self._calls.arguments(deltas, normalize_scalar_arguments(raw) if complete else raw)
 
 
-class JsonRunLane:
-    """The fast lane of a tool parser whose current call's arguments are a ``JsonArguments``."""
+class JsonRunLane(ToolParser):
+    """The fast lane of a tool parser whose current call's arguments are a ``JsonArguments``:
+    inside a string of the forwarded value, a chunk with no quote stays inside it and is
+    argument text as it stands (backslashes only move the escape state)."""
 
     _arguments: JsonArguments
-    _calls: CallEmitter
 
-    def _feed_run(self, text: str, deltas: Deltas) -> bool:
-        """Inside a string of the forwarded value, a chunk with no quote stays inside it: it
-        is argument text as it stands (backslashes only move the escape state)."""
-        if '"' in text:
-            return False
-        scanner = self._arguments.scanner
-        if scanner.escape_pending or "\\" in text:
-            scanner.scan(text, 0)
-        self._calls.arguments_run(deltas, text)
-        return True
+    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
+        if self._run_open and not final and text and '"' not in text:
+            scanner = self._arguments.scanner
+            if scanner.escape_pending or "\\" in text:
+                scanner.scan(text, 0)
+            self._calls.arguments_run(deltas, text)
+            n = len(text)
+            return RUN_STEPS[n] if n <= 1024 else run_step(n)
+        return super().feed_tool_block(text, deltas, final)

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from ..markers import WHITESPACE
-from .base import Deltas, ToolParser
+from .base import Deltas
 from .json_arguments import JsonArguments, JsonRunLane
 from .json_scanner import JsonValueScanner
 
@@ -32,7 +32,7 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
     return pos
 
 
-class JsonToolParser(JsonRunLane, ToolParser):
+class JsonToolParser(JsonRunLane):
     argument_field = "arguments"
     call_separator: str | None = None  # e.g. ";" between Llama 3 calls
     # Keys a bare-start envelope may begin with; anything else is ordinary JSON content.
@@ -55,9 +55,19 @@ class JsonToolParser(JsonRunLane, ToolParser):
         n = len(text)
         while True:
             phase = self._phase
-            if phase == _ARGUMENTS:  # the hot path: inside the arguments value
-                pos, more = self._in_arguments(text, pos, deltas, final)
-            elif phase == _VALUE:
+            if phase == _ARGUMENTS:  # the hot path: inside the arguments value (kept inline)
+                arguments = self._arguments
+                pos = arguments.consume(text, pos, deltas, final)
+                if not arguments.scanner.done:
+                    self._run_open = arguments.in_run
+                    return pos
+                if arguments.scanner.broken:
+                    self._reject(deltas)
+                    return pos
+                arguments.flush(deltas)
+                self._phase = _AFTER_VALUE
+                continue
+            if phase == _VALUE:
                 pos, more = self._in_value(text, pos, deltas, final)
             elif phase == _KEY:
                 pos, more = self._in_key(text, pos, deltas, final)
@@ -70,19 +80,6 @@ class JsonToolParser(JsonRunLane, ToolParser):
                 return pos
 
     # ---- the scanning phases: (new position, whether to go on) ------------------------
-
-    def _in_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
-        arguments = self._arguments
-        pos = arguments.consume(text, pos, deltas, final)
-        if not arguments.scanner.done:
-            self._run_open = arguments.in_run
-            return pos, False
-        if arguments.scanner.broken:
-            self._reject(deltas)
-            return pos, False
-        arguments.flush(deltas)
-        self._phase = _AFTER_VALUE
-        return pos, True
 
     def _in_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
         """A name, or a field only passed over."""

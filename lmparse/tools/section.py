@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from ..markers import WHITESPACE, MarkerSet, held_prefix_start
 from ..request import ParserRequest
-from .base import Deltas, ToolParser
+from .base import Deltas
 from .calls import new_call_id
 from .json_arguments import JsonArguments, JsonRunLane
 
@@ -35,7 +35,7 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
     return pos
 
 
-class SectionToolParser(JsonRunLane, ToolParser):
+class SectionToolParser(JsonRunLane):
     call_begin: str = ""
     header_end: str = ""
     header_forbidden: str = "<\n"  # characters a header never contains
@@ -152,7 +152,7 @@ class SectionToolParser(JsonRunLane, ToolParser):
                 stop = found.start() if found else markers.held_start(text, pos)
                 while text[stop - 1] in WHITESPACE:
                     stop -= 1
-                self._emit_arguments(deltas, text[start:stop])  # not syntax: kept as written
+                self._calls.arguments(deltas, text[start:stop])  # not syntax: kept as written
                 pos = stop
                 continue
             if marker == self.args_suffix:

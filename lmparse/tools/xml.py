@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar, Union
 from ..markers import WHITESPACE, MarkerSet
 from ..request import ParserRequest
 from ..schema import schema_type
-from .base import Deltas, ToolParser
+from .base import RUN_STEPS, BlockStep, Deltas, ToolParser, run_step
 from .calls import new_call_id
 from .json_scanner import JsonValueScanner
 
@@ -161,7 +161,7 @@ class XmlToolParser(ToolParser):
         self._value_scanner: JsonValueScanner | None = None
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
-        pos = 0
+        pos: int = 0
         while True:
             phase = self._phase
             if phase == _ARG_VALUE:
@@ -171,34 +171,29 @@ class XmlToolParser(ToolParser):
                         self._run_open = True
                     return pos
                 continue
+            # Each phase's hook has its own step type (see the hooks); ``found`` holds any of them.
+            found: Any
             if phase == _FUNCTION:
-                function = self._consume_function(text, pos, final)
-                if not function:
-                    return self._no_step(function, text, pos, deltas, final)
-                pos = function[0]
-                self._open_function(deltas, function[1], function[2])
+                found = self._consume_function(text, pos, final)
             elif phase == _ARG_START:
-                arg_start = self._consume_arg_start(text, pos)
-                if not arg_start:
-                    return self._no_step(arg_start, text, pos, deltas, final)
-                pos = arg_start[0]
-                self._start_argument(deltas, arg_start[1])
+                found = self._consume_arg_start(text, pos)
             else:
-                arg_name = self._consume_arg_name(text, pos)
-                if not arg_name:
-                    return self._no_step(arg_name, text, pos, deltas, final)
-                pos = arg_name[0]
-                self._open_value(deltas, arg_name[1], arg_name[2] if len(arg_name) > 2 else None)
+                found = self._consume_arg_name(text, pos)
+            if found is None:
+                # At the end of input, a committed block's cut-off markup is its own syntax.
+                return len(text) if final and self._committed else pos
+            if found is MALFORMED:
+                self._reject(deltas)
+                return pos
+            pos = found[0]
+            if phase == _FUNCTION:
+                self._open_function(deltas, found[1], found[2])
+            elif phase == _ARG_START:
+                self._start_argument(deltas, found[1])
+            else:
+                self._open_value(deltas, found[1], found[2] if len(found) > 2 else None)
             if self._payload_closed or self._rejected:
                 return pos
-
-    def _no_step(self, verdict: Found[object], text: str, pos: int, deltas: Deltas, final: bool) -> int:
-        """A hook gave no step: the text is incomplete (None) or not this syntax (MALFORMED)."""
-        if verdict is MALFORMED:
-            self._reject(deltas)
-            return pos
-        # At the end of input, a committed block's cut-off markup is its own syntax.
-        return len(text) if final and self._committed else pos
 
     def _open_function(self, deltas: Deltas, name: str | None, after: str) -> None:
         if name is None:
@@ -228,13 +223,13 @@ class XmlToolParser(ToolParser):
             self._phase = _ARG_NAME
 
     def _close_arguments(self, deltas: Deltas) -> None:
-        self._emit_arguments(deltas, "}" if self._args_open else "{}")
+        self._calls.arguments(deltas, "}" if self._args_open else "{}")
         self._end_call(deltas)
         self._phase = _FUNCTION
 
     def _open_value(self, deltas: Deltas, key: str, declared: str | None) -> None:
         header = encode_basestring(key) + ": "
-        self._emit_arguments(deltas, (", " if self._args_open else "{") + header)
+        self._calls.arguments(deltas, (", " if self._args_open else "{") + header)
         self._args_open = True
         if declared == "json":
             # A bare scalar is converted at the closing tag: by the schema, else as JSON.
@@ -247,7 +242,7 @@ class XmlToolParser(ToolParser):
         self._value_parts = []
         self._value_fresh = declared != "string"  # declared raw text: a leading quote is data
         if not self._value_fresh:
-            self._emit_arguments(deltas, '"')
+            self._calls.arguments(deltas, '"')
         self._phase = _ARG_VALUE
 
     def _consume_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
@@ -265,7 +260,7 @@ class XmlToolParser(ToolParser):
                 if pos < n and text[pos] == '"':
                     self._value_mode = _BUFFER
                 else:
-                    self._emit_arguments(deltas, '"')
+                    self._calls.arguments(deltas, '"')
         if self._value_mode == _JSON:
             pos = self._scan_json_value(text, pos, deltas, final)
         close = self.arg_value_close
@@ -299,7 +294,7 @@ class XmlToolParser(ToolParser):
             self._value_mode, self._value_scanner = _BUFFER, None
             return pos
         if end > pos:
-            self._emit_arguments(deltas, text[pos:end])
+            self._calls.arguments(deltas, text[pos:end])
         if scanner.broken:
             self._value_scanner = None  # not JSON: the rest goes as written
         return end
@@ -309,42 +304,45 @@ class XmlToolParser(ToolParser):
             return
         mode = self._value_mode
         if mode == _STREAM:
-            self._emit_arguments(deltas, encode_basestring(piece)[1:-1])
+            self._calls.arguments(deltas, encode_basestring(piece)[1:-1])
         elif mode == _BUFFER:
             self._value_parts.append(piece)
         elif self._value_scanner is None or not self._value_scanner.done:
-            self._emit_arguments(deltas, piece)
+            self._calls.arguments(deltas, piece)
         else:
             # Text after a complete JSON value is kept as written, except whitespace that
             # only precedes the closing tag (held until something else follows it).
             text = "".join(self._value_parts) + piece if self._value_parts else piece
             body = text.rstrip(WHITESPACE)
             if body:
-                self._emit_arguments(deltas, body)
+                self._calls.arguments(deltas, body)
             self._value_parts = [text[len(body):]] if len(body) < len(text) else []
 
     def _finish_value(self, deltas: Deltas) -> None:
         mode = self._value_mode
         if mode == _STREAM:
             if self._value_fresh:
-                self._emit_arguments(deltas, '""')
+                self._calls.arguments(deltas, '""')
             else:
-                self._emit_arguments(deltas, '"')
+                self._calls.arguments(deltas, '"')
         elif mode == _BUFFER:
-            self._emit_arguments(deltas, convert_value("".join(self._value_parts), self._value_kind))
+            self._calls.arguments(deltas, convert_value("".join(self._value_parts), self._value_kind))
             self._value_parts = []
         elif self._value_scanner is not None and not self._value_scanner.started:
-            self._emit_arguments(deltas, '""')  # an empty JSON value
+            self._calls.arguments(deltas, '""')  # an empty JSON value
         self._value_parts = []  # (for JSON: whitespace before the closing tag)
         self._value_fresh = False
 
-    def _feed_run(self, text: str, deltas: Deltas) -> bool:
-        """Inside a streamed string value, a chunk with no '<' (every closing tag starts
-        with one) and no trailing newline is value text as it stands."""
-        if "<" in text or (self.value_newlines and text[-1] == "\n"):
-            return False
-        self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
-        return True
+    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
+        # The fast lane: inside a streamed string value, a chunk with no '<' (every closing
+        # tag starts with one) and no trailing newline is value text as it stands.
+        if self._run_open and not final and text and "<" not in text and not (
+            self.value_newlines and text[-1] == "\n"
+        ):
+            self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
+            n = len(text)
+            return RUN_STEPS[n] if n <= 1024 else run_step(n)
+        return super().feed_tool_block(text, deltas, final)
 
     def _finish_payload(self, deltas: Deltas) -> None:
         phase = self._phase

@@ -112,7 +112,7 @@ class PythonicToolParser(ToolParser):
         self._deferred = []
         self._begin_call()
         self._emit_name(deltas, self._name)
-        self._emit_arguments(deltas, arguments)
+        self._calls.arguments(deltas, arguments)
         self._end_call(deltas)
 
     def _invalid(self, name: str, reason: str) -> None:
