@@ -27,7 +27,8 @@ from ..messages import FunctionCall, ToolCall
 from ..request import ParserRequest
 from .calls import ACCEPTED, NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_id
 
-__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "RUN_STEPS", "run_step", "DroppedCall", "Deltas", "build_tool_calls",
+__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "RUN_STEPS", "run_step", "DroppedCall", "Deltas",
+           "build_tool_calls",
            "new_call_id"]
 
 logger = logging.getLogger("lmparse")
