@@ -142,6 +142,7 @@ class BaseResponseParser(ResponseParser):
         self._base = 0  # absolute position of the buffer's first character
         self._replay = BlockReplay()
         self._tokens = ReasoningTokenCounter(in_reasoning)
+        self._counting = False  # token ids have arrived: settle the counter after each chunk
 
     # ---- public surface -------------------------------------------------------------
 
@@ -149,27 +150,31 @@ class BaseResponseParser(ResponseParser):
         deltas: Deltas = []
         if token_ids:
             self._tokens.note(self._base + len(self._pending), len(text), token_ids)
+            self._counting = True
         pending = self._pending
-        if pending:
-            self._route(pending + text, 0, deltas, final)
-        elif self._state == _TOOL and not final:
-            # Inside a block with nothing held: the chunk goes straight to the tool parser,
-            # and the usual outcome (all of it consumed, the block open) is taken here.
-            step = self.tool_parser.feed_tool_block(text, deltas)  # type: ignore[union-attr]
-            if step[0] == len(text) and step[1] == OPEN and step[2]:
-                if self._replay.holding:
-                    self._replay.clear()
-                self._base += step[0]
+        buf = pending + text if pending else text
+        if self._state == _TOOL:
+            # Inside a block: the chunk goes straight to the tool parser, and the usual
+            # outcome (the block still open) is taken here, without the routing loop.
+            step = self.tool_parser.feed_tool_block(buf, deltas, final)  # type: ignore[union-attr]
+            if step[1] == OPEN:
+                consumed = step[0]
+                if consumed and self._replay.holding:
+                    if step[2]:
+                        self._replay.clear()
+                    else:
+                        self._replay.keep(buf[:consumed])
+                if consumed < len(buf):
+                    self._pending = buf[consumed:]
+                elif pending:
+                    self._pending = ""
+                self._base += consumed
             else:
-                buf, pos, go = self._take_step(text, 0, text, step, deltas)
-                if go:
-                    self._route(buf, pos, deltas, False)
-                else:
-                    self._pending = buf[pos:]
-                    self._base += pos
+                buf, pos, _ = self._take_step(buf, 0, buf, step, deltas)
+                self._route(buf, pos, deltas, final)
         else:
-            self._route(text, 0, deltas, final)
-        if self._tokens.seen:
+            self._route(buf, 0, deltas, final)
+        if self._counting:
             self._settle_tokens(final)
         return deltas
 

@@ -99,4 +99,4 @@ class JsonRunLane(ToolParser):
             self._calls.arguments_run(deltas, text)
             n = len(text)
             return RUN_STEPS[n] if n <= 1024 else run_step(n)
-        return super().feed_tool_block(text, deltas, final)
+        return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)

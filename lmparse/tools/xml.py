@@ -342,7 +342,7 @@ class XmlToolParser(ToolParser):
             self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
             n = len(text)
             return RUN_STEPS[n] if n <= 1024 else run_step(n)
-        return super().feed_tool_block(text, deltas, final)
+        return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)
 
     def _finish_payload(self, deltas: Deltas) -> None:
         phase = self._phase
