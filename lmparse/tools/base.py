@@ -51,7 +51,8 @@ class BlockStep(NamedTuple):
 
 
 # ``BlockStep(...)`` runs a Python-level __new__; the hot path builds the tuple directly,
-# and the fast lane's step for a chunk of up to 1 KiB is built once (``RUN_STEPS[n]``).
+# and the step of an open, committed block that consumed up to 1 KiB (every fast-lane
+# chunk, most others) is built once: ``RUN_STEPS[n]``.
 _new_step = tuple.__new__
 RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(1025))
 
@@ -132,6 +133,8 @@ class ToolParser:
             return _new_step(BlockStep, (pos, CLOSED, self._committed))
         if pos != len(text):
             self._run_open = False  # the fast lane stays open only while everything given was consumed
+        if self._committed and pos <= 1024:
+            return RUN_STEPS[pos]
         return _new_step(BlockStep, (pos, OPEN, self._committed))
 
     def _consume_close(self, text: str, pos: int, final: bool) -> int:

@@ -64,7 +64,9 @@ MARKER_EVENTS = {
     END: Event.STOP, CALL: Event.STOP, RETURN: Event.STOP,
 }
 
+# Module-level names for the members: an enum class's attribute lookup is slow on hot paths.
 _O, _H, _B, _N = Framing.OPENING, Framing.HEADER, Framing.BODY, Framing.BETWEEN
+_TEXT = Event.TEXT
 Plan = tuple[tuple[str, ...], Framing]
 
 # state -> event -> (steps, next state).  Steps are Framer methods, run in order with the
@@ -173,14 +175,14 @@ class Framer(Generic[P]):
     def text(self, payload: P, out: Deltas) -> None:
         """``handle(Event.TEXT, payload)``, the hot path: in a body the table's plan for text
         is ``body_text`` and the state stays (checked below, where the table is compiled)."""
-        if self.state is Framing.BODY:
+        if self.state is _B:
             router = self._router
             if self._verbatim:
                 router.text(out, payload)  # type: ignore[arg-type]  # verbatim: the payload is str
             else:
                 router.text(out, self._messages.body_text(payload, router.counting))
         else:
-            self.handle(Event.TEXT, payload, out)
+            self.handle(_TEXT, payload, out)
 
     # ---- the steps FRAMING names --------------------------------------------------------
 

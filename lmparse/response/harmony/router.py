@@ -100,7 +100,8 @@ class Router:
         """Write what the open deltas are still collecting; the next chunk starts fresh."""
         if self._open is not None:
             self._flush_text()
-        self._calls.flush()
+        if self._calls.parts:
+            self._calls.flush()
 
     def _flush_text(self) -> None:
         delta = self._open

@@ -14,6 +14,7 @@ __all__ = ["TextLexer", "TextMessages"]
 RECIPIENT_OPENERS = (" to=", "to=")
 
 _ALL = MarkerSet(MARKER_EVENTS)
+_HEADER, _BODY = Framing.HEADER, Framing.BODY  # module names: enum attribute lookups are slow
 # Inside a header or a body, only the markers that are more than text there are searched for.
 _SEARCHED = {
     state: MarkerSet(m for m, event in MARKER_EVENTS.items() if event not in text_events(state))
@@ -84,7 +85,7 @@ class TextLexer:
         framer = self.framer
         while pos < n:
             state = framer.state
-            if state is Framing.HEADER or state is Framing.BODY:
+            if state is _HEADER or state is _BODY:
                 at = self._inside(buf, pos, final, out)
             else:
                 at = self._at_boundary(buf, pos, final, out)

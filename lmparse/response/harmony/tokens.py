@@ -159,6 +159,9 @@ class TokenMessages:
         return parser
 
 
+_TEXT, _OPENING = Event.TEXT, Framing.OPENING  # module names: enum attribute lookups are slow
+
+
 class TokenLexer:
     """Turns token ids into framing events; holds the reply's first ordinary tokens while
     their text may still open a recipient (`` to=functions.NAME``)."""
@@ -178,8 +181,8 @@ class TokenLexer:
     def feed(self, token_ids: Sequence[int], final: bool, out: Deltas) -> None:
         framer = self.framer
         for token in token_ids:
-            event = _EVENTS.get(token, Event.TEXT)
-            if framer.state is Framing.OPENING:
+            event = _EVENTS.get(token, _TEXT)
+            if framer.state is _OPENING:
                 self._opening(token, event, out)
             else:
                 framer.handle(event, (token,), out)
