@@ -8,6 +8,7 @@ longest marker: nothing already passed is searched again.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -44,6 +45,11 @@ class MarkerSet:
         self._by_first = tuple((c, tuple(ms)) for c, ms in by_first.items())
         self._max_len = len(uniq[0]) if uniq else 0
 
+    @staticmethod
+    def of(markers: Iterable[str | None]) -> MarkerSet:
+        """The (immutable, shared) set of these markers; falsy entries are left out."""
+        return _marker_set(frozenset(m for m in markers if m))
+
     def __bool__(self) -> bool:
         return bool(self.markers)
 
@@ -76,3 +82,8 @@ class MarkerSet:
             if text.startswith(m, pos):
                 return m
         return None
+
+
+@functools.lru_cache(maxsize=512)
+def _marker_set(markers: frozenset[str]) -> MarkerSet:
+    return MarkerSet(markers)

@@ -120,7 +120,7 @@ class BaseResponseParser(ResponseParser):
         open_tags = (*tool.tool_open_tags, *payload_tags) if tool is not None else ()
         self._open_tags = frozenset(open_tags)
         self._payload_tags = frozenset(payload_tags)
-        self._open_markers = MarkerSet(open_tags)
+        self._open_markers = MarkerSet.of(open_tags)
         start = end = None
         in_reasoning = False
         if reasoning_parser is not None:
@@ -128,11 +128,11 @@ class BaseResponseParser(ResponseParser):
             in_reasoning = reasoning_parser.starts_in_reasoning()
         self._start_tag = start
         self._end_tag = end
-        self._plain_markers = MarkerSet([start, *open_tags] if start else open_tags)
-        self._reasoning_markers = MarkerSet([end, *open_tags] if end else open_tags)
+        # Marker sets are shared between parsers (MarkerSet.of caches them by content).
+        self._plain_markers = MarkerSet.of((start, *open_tags))
+        self._reasoning_markers = MarkerSet.of((end, *open_tags))
         # At the start of a reply that begins in reasoning, an explicit open tag is dropped.
-        self._leading_markers = MarkerSet([start, *self._reasoning_markers.markers] if start else
-                                          self._reasoning_markers.markers)
+        self._leading_markers = MarkerSet.of((start, end, *open_tags))
         if in_reasoning:
             self._state = _REASONING_START
         else:

@@ -46,7 +46,7 @@ class SectionToolParser(JsonRunLane):
     tool_close_tag: str = ""  # a section always ends with its own marker
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
-        self._tail_markers = MarkerSet([self.call_end, self.tool_close_tag, self.call_begin, self.args_suffix])
+        self._tail_markers = MarkerSet.of((self.call_end, self.tool_close_tag, self.call_begin, self.args_suffix))
         self._ids_used: set[str] = set()
         super().__init__(request, id_factory)
 

@@ -130,7 +130,7 @@ class XmlToolParser(ToolParser):
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         close = self.arg_value_close
-        self._value_end = MarkerSet([close, "\n" + close] if self.value_newlines else [close])
+        self._value_end = MarkerSet.of((close, "\n" + close) if self.value_newlines else (close,))
         super().__init__(request, id_factory)
 
     # ---- the three dialect hooks ------------------------------------------------------
