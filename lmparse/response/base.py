@@ -160,10 +160,7 @@ class BaseResponseParser(ResponseParser):
             if step[1] == OPEN:
                 consumed = step[0]
                 if consumed and self._replay.holding:
-                    if step[2]:
-                        self._replay.clear()
-                    else:
-                        self._replay.keep(buf[:consumed])
+                    self._replay.advance(step[2], buf[:consumed])
                 if consumed < len(buf):
                     self._pending = buf[consumed:]
                 elif pending:
@@ -228,12 +225,9 @@ class BaseResponseParser(ResponseParser):
             if opening:
                 append_text(deltas, self._resume == _PLAIN, opening)
             return again, 0, True
-        if consumed:
-            if not committed:
-                replay.keep(rest[:consumed])
-            elif replay.holding:
-                replay.clear()
-            pos += consumed
+        if consumed and replay.holding:
+            replay.advance(committed, rest[:consumed])
+        pos += consumed
         if status == OPEN:
             return buf, pos, False
         replay.clear()

@@ -28,8 +28,13 @@ class BlockReplay:
         self.start = start
         self._opening_in_payload = opening_in_payload
 
-    def keep(self, consumed: str) -> None:
-        self._parts.append(consumed)
+    def advance(self, committed: bool, consumed: str) -> None:
+        """The tool parser consumed ``consumed``: kept while the block is uncommitted, and
+        the copy let go once it commits."""
+        if committed:
+            self.clear()
+        else:
+            self._parts.append(consumed)
 
     def clear(self) -> None:
         self._parts = []
