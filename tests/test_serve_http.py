@@ -4,6 +4,10 @@ leaves mid-stream, /v1/models, /health and /metrics."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import pytest
@@ -13,7 +17,7 @@ openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 pytest.importorskip("uvicorn")
 
-from .support.server import LiveServer, live_server_fixture  # noqa: E402
+from .support.server import LiveServer, free_port, live_server_fixture  # noqa: E402
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
@@ -176,6 +180,23 @@ def test_sdks_authenticate_with_the_key(guarded):
     assert ok.chat.completions.create(model="qwen3", messages=USER).choices[0].message.content
     ok = anthropic.Anthropic(base_url=guarded.url, api_key=KEY, max_retries=0)
     assert ok.messages.create(model="qwen3", max_tokens=200, messages=A_USER).content
+
+
+def test_the_key_is_never_printed():
+    """The startup banner's examples read the key from $LMPARSE_API_KEY instead of showing it."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "lmparse.cli", "serve", "--port", str(port), "--api-key", KEY, "--token-rate", "0"]
+    with tempfile.TemporaryFile(mode="w+") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=log, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while "Codex:" not in (text := os.pread(log.fileno(), 1 << 20, 0).decode()):
+                assert proc.poll() is None and time.monotonic() < deadline, text
+                time.sleep(0.1)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    assert "$LMPARSE_API_KEY" in text and KEY not in text
 
 
 def test_oversized_body_is_a_413(guarded):

@@ -90,14 +90,20 @@ def _names(args: argparse.Namespace, families: list) -> list[list[str] | None]:
 
 
 def banner(url: str, model: str, key: str | None) -> str:
-    """The ready-to-paste examples printed at startup (flush left: the heredoc must run as is)."""
-    key_text = key or "unused"
-    auth = f" -H 'Authorization: Bearer {key}'" if key else ""
+    """The ready-to-paste examples printed at startup (flush left: the heredoc must run as is).
+
+    The key itself is never printed (a terminal's scrollback and a process log are not
+    secret stores): with a key, the examples read it from ``$LMPARSE_API_KEY``."""
+    key_text = 'os.environ["LMPARSE_API_KEY"]' if key else '"unused"'
+    shell_key = "$LMPARSE_API_KEY" if key else "unused"
+    auth = ' -H "Authorization: Bearer $LMPARSE_API_KEY"' if key else ""
+    key_note = ("\nThe API key is not printed: the examples read it from $LMPARSE_API_KEY (export it where you "
+                "paste them).\n" if key else "")
     body = {"model": model, "stream": True, "tools": _EXAMPLE_TOOLS,
             "messages": [{"role": "user", "content": "Call get_weather with city=Paris"}]}
     return f"""\
 lmparse is serving {model} on {url}  (OpenAI /v1/chat/completions and /v1/responses, Anthropic /v1/messages)
-
+{key_note}
 Try it with curl:
 
 curl -N {url}/v1/chat/completions -H 'Content-Type: application/json'{auth} -d '{json.dumps(body)}'
@@ -105,8 +111,9 @@ curl -N {url}/v1/chat/completions -H 'Content-Type: application/json'{auth} -d '
 or with the openai SDK (pip install openai):
 
 python - <<'EOF'
+import os
 from openai import OpenAI
-client = OpenAI(base_url="{url}/v1", api_key="{key_text}")
+client = OpenAI(base_url="{url}/v1", api_key={key_text})
 tools = {json.dumps(_EXAMPLE_TOOLS)}
 with client.chat.completions.stream(model="{model}", tools=tools, messages=[
         {{"role": "user", "content": "Call get_weather with city=Paris"}}]) as stream:
@@ -116,7 +123,7 @@ with client.chat.completions.stream(model="{model}", tools=tools, messages=[
 EOF
 
 Agent clients (docs/agents.md):
-  Claude Code:  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={key_text} claude
+  Claude Code:  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY={shell_key} claude
   Codex:        a model provider with base_url = "{url}/v1" and wire_api = "responses"
 """
 

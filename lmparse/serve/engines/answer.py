@@ -33,7 +33,11 @@ from .base import GenerationRequest
 
 __all__ = ["Reply", "decide", "build_arguments", "user_pairs", "user_words"]
 
-_PAIR = re.compile(r"""([A-Za-z_][\w.-]*)=("([^"]*)"|'([^']*)'|[^\s,;]+)""")
+# ``name=value`` pairs in the user's words.  A name starts at the first ASCII letter or "_"
+# of a run of word characters, dots and hyphens.  The lookbehind lets a match start only
+# where such a run starts, so a long word without "=" is read a bounded number of times
+# (a plain ``[A-Za-z_][\w.-]*=`` retries from every character of it: quadratic).
+_PAIR = re.compile(r"""(?<![\w.-])(?:[^\W_A-Za-z]|[.-])*([A-Za-z_][\w.-]*)=("([^"]*)"|'([^']*)'|[^\s,;]+)""")
 _NESTED_HINT = re.compile(r"while thinking|inside (?:your |the )?reasoning", re.I)
 _EXAMPLE_STRINGS = {"city": "Paris", "location": "Paris", "country": "France", "unit": "celsius",
                     "query": "lmparse", "timezone": "Europe/Paris", "language": "en"}
