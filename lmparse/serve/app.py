@@ -42,11 +42,13 @@ from .runner import ChatRunner
 from .signing import Signer
 from .transport import EventStream, anthropic_path, closing_stream, error_response, json_response
 
-__all__ = ["ModelBinding", "create_app", "simulated_binding", "upstream_binding", "DEFAULT_MAX_BODY_BYTES"]
+__all__ = ["ModelBinding", "create_app", "simulated_binding", "upstream_binding", "DEFAULT_MAX_BODY_BYTES",
+           "DEFAULT_MAX_CONCURRENCY"]
 
 logger = logging.getLogger("lmparse.serve")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+DEFAULT_MAX_CONCURRENCY = 256  # generations at once; more are answered 503 with Retry-After
 # Real requests nest JSON a few levels (a tool schema ~10); a bound keeps every recursive
 # reader after the body (content blocks, schemas, templates) far from Python's stack limit.
 MAX_NESTING = 100
@@ -80,12 +82,15 @@ def _engine_counters(binding: ModelBinding, stats: Callable[[], dict[str, int]])
 
 class _Server:
     def __init__(self, bindings: list[ModelBinding], api_key: str | None, max_body_bytes: int, metrics: Metrics,
-                 signer: Signer, store: responses.ResponseStore | None) -> None:
+                 signer: Signer, store: responses.ResponseStore | None,
+                 max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> None:
         if not bindings:
             raise ValueError("no model to serve")
         self.names = ModelNames(bindings)
         self.api_key = api_key.encode() if api_key else None
         self.max_body_bytes = max_body_bytes
+        self.max_concurrency = max_concurrency
+        self._active = 0  # generations started and not yet finished (streams until they close)
         self.metrics = metrics
         self.signer = signer
         self.store = store
@@ -170,6 +175,28 @@ class _Server:
         return body, binding
 
     async def _generate(self, request: Request, api: str, module: Any, parse: Callable) -> Any:
+        """At most ``max_concurrency`` generations at once; a request over it is a 503 with
+        ``Retry-After`` in the API's error shape (a stream holds its slot until it closes)."""
+        if self._active >= self.max_concurrency:
+            self.metrics.inc("lmparse_request_errors_total", api=api, status="503")
+            busy = RequestError(f"the server is at its limit of {self.max_concurrency} concurrent generations; "
+                                "retry shortly", status=503, kind="server_error")
+            request_log(request.scope).reason = busy.message
+            return error_response(busy, anthropic_path(request.url.path, request.headers), headers={"Retry-After": "1"})
+        self._active += 1
+        response = None
+        try:
+            response = await self._start_generation(request, api, module, parse)
+            return response
+        finally:
+            if not isinstance(response, EventStream):
+                self._active -= 1  # a stream gives its slot back when it closes
+
+    def _stream_closed(self) -> None:
+        self._active -= 1
+        self.metrics.inc("lmparse_requests_in_flight", -1)
+
+    async def _start_generation(self, request: Request, api: str, module: Any, parse: Callable) -> Any:
         """The flow every generating route shares: check, convert, start, then stream or fold."""
         log = request_log(request.scope)
         try:
@@ -185,10 +212,9 @@ class _Server:
         self.metrics.inc("lmparse_requests_in_flight")
         runner = log.runner = ChatRunner(stream, parser, self.metrics)
         stream.bind_usage(runner.usage)  # the upstream's own prompt count, known at the end
-        done = lambda: self.metrics.inc("lmparse_requests_in_flight", -1)  # noqa: E731
         if opts.stream:
-            return EventStream(closing_stream(module.stream_response(runner, opts), stream), on_close=done,
-                               headers=headers)
+            return EventStream(closing_stream(module.stream_response(runner, opts), stream),
+                               on_close=self._stream_closed, headers=headers)
         try:
             return json_response(await module.complete_response(runner, opts), headers=headers)
         except Exception as exc:
@@ -196,7 +222,7 @@ class _Server:
             return self._failed(request, api, RequestError(f"generation failed: {exc}", status=500,
                                                            kind="server_error"))
         finally:
-            done()
+            self.metrics.inc("lmparse_requests_in_flight", -1)
 
     # -- generating routes --
 
@@ -304,11 +330,13 @@ def _internal_error(request: Request, exc: Exception) -> Response:
 def create_app(bindings: list[ModelBinding], api_key: str | None = None,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, metrics: Metrics | None = None,
                on_startup: Callable[[], None] | None = None, signing_key: str | None = None,
-               response_store_bytes: int = responses.DEFAULT_STORE_BYTES) -> Any:
+               response_store_bytes: int = responses.DEFAULT_STORE_BYTES,
+               max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> Any:
     """The ASGI app (Starlette inside the access log).  ``response_store_bytes`` 0 stores
     no responses (``previous_response_id`` then always misses)."""
     store = responses.ResponseStore(response_store_bytes) if response_store_bytes > 0 else None
-    server = _Server(bindings, api_key, max_body_bytes, metrics or Metrics(), Signer(signing_key), store)
+    server = _Server(bindings, api_key, max_body_bytes, metrics or Metrics(), Signer(signing_key), store,
+                     max_concurrency)
     routes = [
         Route("/v1/chat/completions", server.chat_completions, methods=["POST"]),
         Route("/v1/responses", server.responses, methods=["POST"]),

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from .app import DEFAULT_MAX_BODY_BYTES, create_app, simulated_binding, upstream_binding
+from .app import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, create_app, simulated_binding, upstream_binding
 from .families import FAMILIES, get_family, missing_parsers
 from .logs import LOG_FORMATS
 from .logs import configure as configure_logging
@@ -35,6 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--api-key", default=os.environ.get("LMPARSE_API_KEY"),
                    help="require this key (Authorization: Bearer or x-api-key); default $LMPARSE_API_KEY")
+    p.add_argument("--api-key-file", metavar="FILE",
+                   help="read the key from FILE (its first line), so it is in no process list or shell history")
     p.add_argument("--token-rate", type=float, default=30.0,
                    help="simulated tokens per second per request (0: as fast as possible; default 30)")
     p.add_argument("--engine", default="simulated", choices=("simulated", "vllm", "sglang", "lmdeploy", "llamacpp"),
@@ -49,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
                    help="OpenAI delta field for reasoning (default reasoning_content)")
     p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="request body size limit")
+    p.add_argument("--max-concurrency", type=int, default=DEFAULT_MAX_CONCURRENCY, metavar="N",
+                   help=f"generations at once (a stream counts until it closes); more get a 503 with Retry-After "
+                        f"(default {DEFAULT_MAX_CONCURRENCY})")
     p.add_argument("--signing-key", default=os.environ.get("LMPARSE_SIGNING_KEY"),
                    help="key for thinking signatures and reasoning blobs (default $LMPARSE_SIGNING_KEY, else random "
                         "per process: replayed reasoning then survives no restart)")
@@ -128,6 +133,15 @@ Agent clients (docs/agents.md):
 """
 
 
+def read_key_file(path: str) -> str:
+    """The key in ``path``: its first line, without surrounding whitespace."""
+    with open(path, encoding="utf-8") as fh:
+        key = fh.readline().strip()
+    if not key:
+        raise ValueError(f"--api-key-file {path} holds no key on its first line")
+    return key
+
+
 def run(args: argparse.Namespace) -> int:
     if args.list_families:
         for f in FAMILIES.values():
@@ -138,6 +152,10 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     configure_logging(args.log_level, args.log_format)
+    if args.api_key_file:
+        args.api_key = read_key_file(args.api_key_file)
+    if args.max_concurrency < 1:
+        raise ValueError("--max-concurrency must be at least 1")
     families = _families(args)
     names = _names(args, families)
     engine = getattr(args, "engine", "simulated")
@@ -160,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
             print(banner(url, bindings[0].name, args.api_key), file=sys.stderr, flush=True)
 
     app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes, on_startup=ready,
+                     max_concurrency=args.max_concurrency,
                      signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20))
     # lmparse writes the access lines (logs.AccessLog); uvicorn's loggers go to the same root handler.
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, log_config=None)
