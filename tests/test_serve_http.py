@@ -209,6 +209,26 @@ def test_oversized_body_is_a_413(guarded):
 # ---- lifecycle -------------------------------------------------------------------------------
 
 
+def test_a_non_streaming_client_leaving_stops_the_engine():
+    live = LiveServer(["--family", "qwen3", "--token-rate", "40"])
+    try:
+        words = " ".join(f"word{i}" for i in range(400))  # the reply quotes it: ~20 s at 40 tokens/s
+        with pytest.raises(httpx.TimeoutException):
+            httpx.post(live.url + "/v1/chat/completions", timeout=httpx.Timeout(10, read=1),
+                       json={"messages": [{"role": "user", "content": words}]})
+        deadline = time.monotonic() + 10
+        while live.metric("lmparse_engine_cancelled_total") < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert live.metric("lmparse_engine_cancelled_total") == 1
+        assert live.metric("lmparse_engine_completed_total") == 0
+        generated = live.metric("lmparse_engine_tokens_generated_total")
+        time.sleep(0.5)
+        assert live.metric("lmparse_engine_tokens_generated_total") == generated < 200  # it really stopped
+        assert live.metric("lmparse_requests_in_flight") == 0
+    finally:
+        live.stop()
+
+
 def test_client_leaving_mid_stream_stops_the_engine():
     live = LiveServer(["--family", "qwen3", "--token-rate", "40"])
     try:

@@ -17,13 +17,14 @@ each request gets one access log line (``logs.AccessLog``).
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import re
 import time
 from contextlib import asynccontextmanager
 from typing import Any
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import orjson
 from starlette.applications import Starlette
@@ -216,7 +217,11 @@ class _Server:
             return EventStream(closing_stream(module.stream_response(runner, opts), stream),
                                on_close=self._stream_closed, headers=headers)
         try:
-            return json_response(await module.complete_response(runner, opts), headers=headers)
+            answer = await _unless_client_leaves(request, module.complete_response(runner, opts))
+            if answer is _CLIENT_LEFT:
+                log.reason = "the client went away; generation cancelled"
+                return Response(status_code=499)  # nobody reads it: the code is for the access line
+            return json_response(answer, headers=headers)
         except Exception as exc:
             logger.exception("generation failed")
             return self._failed(request, api, RequestError(f"generation failed: {exc}", status=500,
@@ -302,6 +307,29 @@ class _Server:
 
     async def metrics_text(self, request: Request) -> Response:
         return Response(self.metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+_CLIENT_LEFT = object()
+
+
+async def _unless_client_leaves(request: Request, work: Awaitable[Any]) -> Any:
+    """``await work``, cancelled when the client disconnects first (then ``_CLIENT_LEFT``):
+    a non-streaming client that gives up stops its generation, as a streaming one does."""
+
+    async def left() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+
+    task = asyncio.ensure_future(work)
+    watcher = asyncio.ensure_future(left())
+    try:
+        await asyncio.wait((task, watcher), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+        if not task.done():
+            task.cancel()
+        await asyncio.gather(task, watcher, return_exceptions=True)
+    return _CLIENT_LEFT if task.cancelled() else task.result()
 
 
 def _http_error(request: Request, exc: Exception) -> Response:
