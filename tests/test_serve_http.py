@@ -216,15 +216,7 @@ def test_a_non_streaming_client_leaving_stops_the_engine():
         with pytest.raises(httpx.TimeoutException):
             httpx.post(live.url + "/v1/chat/completions", timeout=httpx.Timeout(10, read=1),
                        json={"messages": [{"role": "user", "content": words}]})
-        deadline = time.monotonic() + 10
-        while live.metric("lmparse_engine_cancelled_total") < 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert live.metric("lmparse_engine_cancelled_total") == 1
-        assert live.metric("lmparse_engine_completed_total") == 0
-        generated = live.metric("lmparse_engine_tokens_generated_total")
-        time.sleep(0.5)
-        assert live.metric("lmparse_engine_tokens_generated_total") == generated < 200  # it really stopped
-        assert live.metric("lmparse_requests_in_flight") == 0
+        assert_engine_stopped(live)
     finally:
         live.stop()
 
@@ -241,18 +233,23 @@ def test_client_leaving_mid_stream_stops_the_engine():
             if received == 5:
                 break
         stream.close()
-        deadline = time.monotonic() + 10
-        while live.metric("lmparse_engine_cancelled_total") < 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert live.metric("lmparse_engine_cancelled_total") == 1
+        assert_engine_stopped(live)
         assert live.metric("lmparse_engine_streams_cancelled_total") == 1
-        assert live.metric("lmparse_engine_completed_total") == 0
-        generated = live.metric("lmparse_engine_tokens_generated_total")
-        time.sleep(0.5)
-        assert live.metric("lmparse_engine_tokens_generated_total") == generated < 200  # it really stopped
-        assert live.metric("lmparse_requests_in_flight") == 0
     finally:
         live.stop()
+
+
+def assert_engine_stopped(live: LiveServer) -> None:
+    """The engine saw its generation cancelled, stopped generating, and nothing is in flight."""
+    deadline = time.monotonic() + 10
+    while live.metric("lmparse_engine_cancelled_total") < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert live.metric("lmparse_engine_cancelled_total") == 1
+    assert live.metric("lmparse_engine_completed_total") == 0
+    generated = live.metric("lmparse_engine_tokens_generated_total")
+    time.sleep(0.5)
+    assert live.metric("lmparse_engine_tokens_generated_total") == generated < 200  # it really stopped
+    assert live.metric("lmparse_requests_in_flight") == 0
 
 
 def test_models_health_and_metrics(server):
