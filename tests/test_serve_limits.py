@@ -74,3 +74,50 @@ def test_the_key_can_come_from_a_file(tmp_path):
         assert r.status_code == 200 and json.loads(r.text)["choices"]
     finally:
         live.stop()
+
+
+# ---- validation of limits and sampling fields ------------------------------------------------
+
+checked = live_server_fixture("--family", "qwen3", "--token-rate", "0", "--max-model-len", "1000")
+HI = [{"role": "user", "content": "hi"}]
+PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages", "responses": "/v1/responses"}
+BASE = {"openai": {"messages": HI}, "anthropic": {"messages": HI, "max_tokens": 5}, "responses": {"input": "hi"}}
+
+
+def _error(api: str, r: httpx.Response) -> tuple[str, str]:
+    error = r.json()["error"]
+    return error["type"], error.get("param") or error["message"]
+
+
+@pytest.mark.parametrize("api, fields, param", [
+    ("openai", {"max_tokens": 10**12}, "max_tokens"),
+    ("openai", {"max_completion_tokens": 1001}, "max_completion_tokens"),
+    ("anthropic", {"max_tokens": 5000}, "max_tokens"),
+    ("responses", {"max_output_tokens": 1001}, "max_output_tokens"),
+    ("openai", {"temperature": "hot"}, "temperature"),
+    ("openai", {"temperature": 2.5}, "temperature"),
+    ("openai", {"top_p": -0.1}, "top_p"),
+    ("openai", {"presence_penalty": 3}, "presence_penalty"),
+    ("openai", {"frequency_penalty": True}, "frequency_penalty"),
+    ("openai", {"seed": "42"}, "seed"),
+    ("anthropic", {"temperature": 1.5}, "temperature"),
+    ("anthropic", {"top_p": "all"}, "top_p"),
+    ("anthropic", {"top_k": -1}, "top_k"),
+    ("responses", {"temperature": 9}, "temperature"),
+    ("responses", {"top_p": [1]}, "top_p"),
+])
+def test_out_of_range_fields_are_a_400_naming_them(checked, api, fields, param):
+    r = httpx.post(checked.url + PATHS[api], json={**BASE[api], **fields}, timeout=10)
+    assert r.status_code == 400, r.text
+    kind, named = _error(api, r)
+    assert kind == "invalid_request_error" and param in named
+
+
+@pytest.mark.parametrize("api, fields", [
+    ("openai", {"max_tokens": 1000, "temperature": 0, "top_p": 1, "seed": -7, "presence_penalty": -2}),
+    ("anthropic", {"max_tokens": 1000, "temperature": 1, "top_p": 0.9, "top_k": 0}),
+    ("responses", {"max_output_tokens": 1000, "temperature": 2, "top_p": 0}),
+])
+def test_fields_at_their_bounds_are_accepted(checked, api, fields):
+    r = httpx.post(checked.url + PATHS[api], json={**BASE[api], **fields}, timeout=30)
+    assert r.status_code == 200, r.text

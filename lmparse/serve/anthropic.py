@@ -26,8 +26,8 @@ from .engines.base import GenerationRequest, assistant_message
 from .errors import anthropic_error_body as error_body
 from .runner import ChatRunner, HeldSpace
 from .signing import Signer
-from .validate import (arguments_json, joined_text, optional_bool, optional_int, optional_str, parser_request,
-                       require, stop_list)
+from .validate import (ANTHROPIC_SAMPLING, arguments_json, check_sampling, joined_text, optional_bool,
+                       optional_int, optional_str, parser_request, require, stop_list)
 
 __all__ = ["parse_request", "stream_response", "complete_response", "error_body", "AnthropicOptions"]
 
@@ -220,6 +220,8 @@ def parse_request(body: Any, default_model: str, signer: Signer,
     require(isinstance(model, str), "model must be a string", "model")
     max_tokens = optional_int(body, "max_tokens")
     require(count_only or max_tokens is not None, "max_tokens: Field required (an integer >= 1)", "max_tokens")
+    check_sampling(body, ANTHROPIC_SAMPLING)
+    optional_int(body, "top_k", minimum=0)
     raw_messages = body.get("messages")
     require(isinstance(raw_messages, list) and raw_messages, "messages must be a non-empty list", "messages")
     metadata = body.get("metadata")

@@ -44,12 +44,13 @@ from .signing import Signer
 from .transport import EventStream, anthropic_path, closing_stream, error_response, json_response
 
 __all__ = ["ModelBinding", "create_app", "simulated_binding", "upstream_binding", "DEFAULT_MAX_BODY_BYTES",
-           "DEFAULT_MAX_CONCURRENCY"]
+           "DEFAULT_MAX_CONCURRENCY", "DEFAULT_MAX_MODEL_LEN"]
 
 logger = logging.getLogger("lmparse.serve")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 DEFAULT_MAX_CONCURRENCY = 256  # generations at once; more are answered 503 with Retry-After
+DEFAULT_MAX_MODEL_LEN = 131072  # tokens: the bound on a request's max_tokens unless --max-model-len says
 # Real requests nest JSON a few levels (a tool schema ~10); a bound keeps every recursive
 # reader after the body (content blocks, schemas, templates) far from Python's stack limit.
 MAX_NESTING = 100
@@ -84,13 +85,14 @@ def _engine_counters(binding: ModelBinding, stats: Callable[[], dict[str, int]])
 class _Server:
     def __init__(self, bindings: list[ModelBinding], api_key: str | None, max_body_bytes: int, metrics: Metrics,
                  signer: Signer, store: responses.ResponseStore | None,
-                 max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> None:
+                 max_concurrency: int = DEFAULT_MAX_CONCURRENCY, max_model_len: int = DEFAULT_MAX_MODEL_LEN) -> None:
         if not bindings:
             raise ValueError("no model to serve")
         self.names = ModelNames(bindings)
         self.api_key = api_key.encode() if api_key else None
         self.max_body_bytes = max_body_bytes
         self.max_concurrency = max_concurrency
+        self.max_model_len = max_model_len
         self._active = 0  # generations started and not yet finished (streams until they close)
         self.metrics = metrics
         self.signer = signer
@@ -193,6 +195,15 @@ class _Server:
             if not isinstance(response, EventStream):
                 self._active -= 1  # a stream gives its slot back when it closes
 
+    def _check_limit(self, api: str, body: dict, max_tokens: int | None) -> None:
+        """A token limit beyond the model's context is a 400 naming the API's own field."""
+        if max_tokens is None or max_tokens <= self.max_model_len:
+            return
+        field = {"anthropic": "max_tokens", "responses": "max_output_tokens"}.get(api) or (
+            "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens")
+        raise RequestError(f"{field} must be at most {self.max_model_len} (the model's context length, "
+                           f"--max-model-len), got {max_tokens}", field)
+
     def _stream_closed(self) -> None:
         self._active -= 1
         self.metrics.inc("lmparse_requests_in_flight", -1)
@@ -203,6 +214,7 @@ class _Server:
         try:
             body, binding = await self._model_request(request)
             gen_request, opts = parse(body, binding)
+            self._check_limit(api, body, gen_request.max_tokens)
             parser = binding.new_parser(gen_request.parser_request)
             stream = binding.engine.start(gen_request)
             await stream.open()  # an upstream engine's failure is a 502 before any byte
@@ -359,12 +371,12 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, metrics: Metrics | None = None,
                on_startup: Callable[[], None] | None = None, signing_key: str | None = None,
                response_store_bytes: int = responses.DEFAULT_STORE_BYTES,
-               max_concurrency: int = DEFAULT_MAX_CONCURRENCY) -> Any:
+               max_concurrency: int = DEFAULT_MAX_CONCURRENCY, max_model_len: int = DEFAULT_MAX_MODEL_LEN) -> Any:
     """The ASGI app (Starlette inside the access log).  ``response_store_bytes`` 0 stores
     no responses (``previous_response_id`` then always misses)."""
     store = responses.ResponseStore(response_store_bytes) if response_store_bytes > 0 else None
     server = _Server(bindings, api_key, max_body_bytes, metrics or Metrics(), Signer(signing_key), store,
-                     max_concurrency)
+                     max_concurrency, max_model_len)
     routes = [
         Route("/v1/chat/completions", server.chat_completions, methods=["POST"]),
         Route("/v1/responses", server.responses, methods=["POST"]),

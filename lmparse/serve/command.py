@@ -7,7 +7,8 @@ import json
 import os
 import sys
 
-from .app import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, create_app, simulated_binding, upstream_binding
+from .app import (DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_MODEL_LEN, create_app, simulated_binding,
+                  upstream_binding)
 from .families import FAMILIES, get_family, missing_parsers
 from .logs import LOG_FORMATS
 from .logs import configure as configure_logging
@@ -51,6 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
                    help="OpenAI delta field for reasoning (default reasoning_content)")
     p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="request body size limit")
+    p.add_argument("--max-model-len", type=int, default=DEFAULT_MAX_MODEL_LEN, metavar="TOKENS",
+                   help=f"the model's context length: a larger max_tokens is a 400 (default {DEFAULT_MAX_MODEL_LEN})")
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_MAX_CONCURRENCY, metavar="N",
                    help=f"generations at once (a stream counts until it closes); more get a 503 with Retry-After "
                         f"(default {DEFAULT_MAX_CONCURRENCY})")
@@ -154,8 +157,8 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level, args.log_format)
     if args.api_key_file:
         args.api_key = read_key_file(args.api_key_file)
-    if args.max_concurrency < 1:
-        raise ValueError("--max-concurrency must be at least 1")
+    if args.max_concurrency < 1 or args.max_model_len < 1:
+        raise ValueError("--max-concurrency and --max-model-len must be at least 1")
     families = _families(args)
     names = _names(args, families)
     engine = getattr(args, "engine", "simulated")
@@ -178,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
             print(banner(url, bindings[0].name, args.api_key), file=sys.stderr, flush=True)
 
     app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes, on_startup=ready,
-                     max_concurrency=args.max_concurrency,
+                     max_concurrency=args.max_concurrency, max_model_len=args.max_model_len,
                      signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20))
     # lmparse writes the access lines (logs.AccessLog); uvicorn's loggers go to the same root handler.
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, log_config=None)

@@ -21,8 +21,8 @@ from .engines.base import GenerationRequest
 from .runner import ChatRunner
 from .content import openai_text
 from .errors import openai_error_body as error_body
-from .validate import (arguments_json, check_tool_schemas, optional_bool, optional_int, optional_str, parser_request,
-                       require, stop_list)
+from .validate import (OPENAI_SAMPLING, arguments_json, check_sampling, check_tool_schemas, optional_bool,
+                       optional_int, optional_str, parser_request, require, stop_list)
 
 __all__ = ["OpenAIOptions", "parse_request", "stream_response", "complete_response", "error_body",
            "REASONING_FIELDS"]
@@ -122,6 +122,8 @@ def parse_request(body: Any, default_model: str, reasoning_field: str) -> tuple[
     parsed = parser_request(body)
     n = optional_int(body, "n")
     require(n in (None, 1), "n must be 1: one choice per request", "n")
+    check_sampling(body, OPENAI_SAMPLING)
+    optional_int(body, "seed", minimum=-(2**63), maximum=2**63 - 1)
     max_tokens = optional_int(body, "max_completion_tokens")
     if max_tokens is None:
         max_tokens = optional_int(body, "max_tokens")

@@ -9,7 +9,8 @@ from typing import Any, TypeVar
 from ..request import ParserRequest, normalize_request
 from .errors import RequestError
 
-__all__ = ["require", "checked", "optional_int", "optional_bool", "optional_str", "stop_list", "check_tool_schemas",
+__all__ = ["require", "checked", "optional_int", "optional_number", "check_sampling", "OPENAI_SAMPLING",
+           "ANTHROPIC_SAMPLING", "optional_bool", "optional_str", "stop_list", "check_tool_schemas",
            "check_schema", "arguments_json", "parser_request", "joined_text"]
 
 
@@ -55,6 +56,27 @@ def optional_int(body: dict, field: str, minimum: int = 1, maximum: int | None =
     path = path or field
     require(ok, f"{path} must be an integer {bounds}, got {value!r}", path)
     return value
+
+
+def optional_number(body: dict, field: str, minimum: float, maximum: float) -> float | None:
+    """``body[field]``: a number between ``minimum`` and ``maximum`` (a bool is no number)."""
+    value = body.get(field)
+    if value is None:
+        return None
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and minimum <= value <= maximum
+    require(ok, f"{field} must be a number between {minimum:g} and {maximum:g}, got {value!r}", field)
+    return value
+
+
+# The sampling fields each API defines, with the ranges its reference accepts.
+OPENAI_SAMPLING = (("temperature", 0, 2), ("top_p", 0, 1), ("presence_penalty", -2, 2), ("frequency_penalty", -2, 2))
+ANTHROPIC_SAMPLING = (("temperature", 0, 1), ("top_p", 0, 1))
+
+
+def check_sampling(body: dict, ranges: tuple[tuple[str, float, float], ...]) -> None:
+    """Type and range checks of the sampling fields (a 400 naming the field)."""
+    for field, low, high in ranges:
+        optional_number(body, field, low, high)
 
 
 def optional_str(body: dict, field: str, choices: tuple[str, ...] | None = None, path: str | None = None,

@@ -22,7 +22,8 @@ from ..content import openai_text
 from ..engines.base import GenerationRequest, assistant_message
 from ..errors import RequestError
 from ..signing import Signer
-from ..validate import arguments_json, checked, optional_bool, optional_int, optional_str, parser_request, require
+from ..validate import (OPENAI_SAMPLING, arguments_json, checked, optional_bool, optional_int, optional_number,
+                        optional_str, parser_request, require)
 from .store import ResponseStore
 from .tools import ToolMap, chat_tool_choice, offered_tools
 
@@ -180,10 +181,9 @@ def _item(item: Any, path: str, turns: _Turns, tool_map: ToolMap, signer: Signer
 
 
 def _number(body: dict, field: str) -> float | None:
-    value = body.get(field)
-    require(value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)),
-            f"{field} must be a number, got {value!r}", field)
-    return value
+    """A sampling field, range-checked as Chat Completions checks it (the response echoes it)."""
+    low, high = next((low, high) for name, low, high in OPENAI_SAMPLING if name == field)
+    return optional_number(body, field, low, high)
 
 
 def _text_format(text: Any) -> dict | None:
