@@ -121,3 +121,33 @@ def test_out_of_range_fields_are_a_400_naming_them(checked, api, fields, param):
 def test_fields_at_their_bounds_are_accepted(checked, api, fields):
     r = httpx.post(checked.url + PATHS[api], json={**BASE[api], **fields}, timeout=30)
     assert r.status_code == 200, r.text
+
+
+# ---- Host allow-list and CORS ------------------------------------------------------------------
+
+
+def test_a_loopback_server_answers_only_loopback_host_names(checked):
+    for host in (f"127.0.0.1:{checked.port}", f"localhost:{checked.port}", "[::1]"):
+        assert httpx.get(checked.url + "/health", headers={"host": host}, timeout=10).status_code == 200
+    r = httpx.post(checked.url + "/v1/chat/completions", json={"messages": HI}, timeout=10,
+                   headers={"host": f"rebound.example:{checked.port}"})
+    assert r.status_code == 403 and r.json()["error"]["type"] == "permission_error"
+    r = httpx.post(checked.url + "/v1/messages", json={**BASE["anthropic"]}, timeout=10,
+                   headers={"host": "rebound.example"})
+    assert r.status_code == 403 and r.json()["type"] == "error"
+    assert "access-control-allow-origin" not in httpx.options(
+        checked.url + "/v1/chat/completions", timeout=10,
+        headers={"origin": "http://app.example", "access-control-request-method": "POST"}).headers
+
+
+def test_allowed_hosts_and_cors_origins_open_what_they_name():
+    live = LiveServer(["--family", "qwen3", "--token-rate", "0", "--allowed-hosts", "models.internal,127.0.0.1",
+                       "--cors-origins", "http://app.example"])
+    try:
+        assert httpx.get(live.url + "/health", headers={"host": "models.internal"}, timeout=10).status_code == 200
+        assert httpx.get(live.url + "/health", headers={"host": "localhost"}, timeout=10).status_code == 403
+        r = httpx.options(live.url + "/v1/chat/completions", timeout=10, headers={
+            "origin": "http://app.example", "access-control-request-method": "POST"})
+        assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "http://app.example"
+    finally:
+        live.stop()

@@ -24,7 +24,7 @@ import re
 import time
 from contextlib import asynccontextmanager
 from typing import Any
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 
 import orjson
 from starlette.applications import Starlette
@@ -36,6 +36,7 @@ from starlette.routing import Route
 from . import anthropic, openai, responses
 from .bindings import ModelBinding, simulated_binding, upstream_binding
 from .errors import RequestError
+from .guards import with_guards
 from .logs import AccessLog, request_log
 from .metrics import Metrics, Sample
 from .models import ModelNames, anthropic_model, openai_model
@@ -371,9 +372,11 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
                max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, metrics: Metrics | None = None,
                on_startup: Callable[[], None] | None = None, signing_key: str | None = None,
                response_store_bytes: int = responses.DEFAULT_STORE_BYTES,
-               max_concurrency: int = DEFAULT_MAX_CONCURRENCY, max_model_len: int = DEFAULT_MAX_MODEL_LEN) -> Any:
-    """The ASGI app (Starlette inside the access log).  ``response_store_bytes`` 0 stores
-    no responses (``previous_response_id`` then always misses)."""
+               max_concurrency: int = DEFAULT_MAX_CONCURRENCY, max_model_len: int = DEFAULT_MAX_MODEL_LEN,
+               allowed_hosts: Collection[str] | None = None, cors_origins: Sequence[str] | None = None) -> Any:
+    """The ASGI app (Starlette behind the guards, inside the access log).  ``response_store_bytes``
+    0 stores no responses (``previous_response_id`` then always misses); ``allowed_hosts`` None
+    answers any Host header (``guards.default_allowed_hosts`` gives the loopback default)."""
     store = responses.ResponseStore(response_store_bytes) if response_store_bytes > 0 else None
     server = _Server(bindings, api_key, max_body_bytes, metrics or Metrics(), Signer(signing_key), store,
                      max_concurrency, max_model_len)
@@ -401,4 +404,4 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={HTTPException: _http_error, Exception: _internal_error})
     app.state.server = server
-    return AccessLog(app)
+    return AccessLog(with_guards(app, allowed_hosts, cors_origins))

@@ -10,6 +10,7 @@ import sys
 from .app import (DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_MODEL_LEN, create_app, simulated_binding,
                   upstream_binding)
 from .families import FAMILIES, get_family, missing_parsers
+from .guards import default_allowed_hosts
 from .logs import LOG_FORMATS
 from .logs import configure as configure_logging
 from .responses import DEFAULT_STORE_BYTES
@@ -33,6 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="names the model answers to: exact names and glob patterns ('claude-*'); with several "
                         "--family, write FAMILY=NAME (default: the family name; one model answers to any name)")
     p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--allowed-hosts", metavar="NAMES",
+                   help="Host header names to answer, comma-separated ('*': any); default: loopback names when "
+                        "bound to loopback (against DNS rebinding), else any")
+    p.add_argument("--cors-origins", metavar="ORIGINS",
+                   help="origins a browser may call from, comma-separated (default: none, CORS off)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--api-key", default=os.environ.get("LMPARSE_API_KEY"),
                    help="require this key (Authorization: Bearer or x-api-key); default $LMPARSE_API_KEY")
@@ -136,6 +142,10 @@ Agent clients (docs/agents.md):
 """
 
 
+def _split(names: str | None) -> list[str] | None:
+    return [n.strip() for n in names.split(",") if n.strip()] if names else None
+
+
 def read_key_file(path: str) -> str:
     """The key in ``path``: its first line, without surrounding whitespace."""
     with open(path, encoding="utf-8") as fh:
@@ -182,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
 
     app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes, on_startup=ready,
                      max_concurrency=args.max_concurrency, max_model_len=args.max_model_len,
+                     allowed_hosts=_split(args.allowed_hosts) or default_allowed_hosts(args.host),
+                     cors_origins=_split(args.cors_origins),
                      signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20))
     # lmparse writes the access lines (logs.AccessLog); uvicorn's loggers go to the same root handler.
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, log_config=None)
