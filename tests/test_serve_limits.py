@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -151,3 +152,32 @@ def test_allowed_hosts_and_cors_origins_open_what_they_name():
         assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "http://app.example"
     finally:
         live.stop()
+
+
+# ---- the event loop keeps serving while a big request is prepared ------------------------------
+
+
+def test_a_big_request_in_flight_does_not_stall_health(checked):
+    """Decoding, validation, prompt rendering and counting run in the worker pool (and the
+    tokenizer releases the GIL): /health answers while a 3 MB request is being prepared."""
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message number {i} with some words"}
+                for i in range(60000)]
+    took: dict[str, float] = {}
+
+    def big() -> None:
+        started = time.monotonic()
+        r = httpx.post(checked.url + "/v1/chat/completions", json={"messages": messages, "max_tokens": 5},
+                       timeout=120)
+        took["big"], took["status"] = time.monotonic() - started, r.status_code
+
+    worker = threading.Thread(target=big)
+    worker.start()
+    worst = 0.0
+    while worker.is_alive():
+        started = time.monotonic()
+        assert httpx.get(checked.url + "/health", timeout=60).status_code == 200
+        worst = max(worst, time.monotonic() - started)
+        time.sleep(0.01)
+    worker.join()
+    assert took["status"] == 200
+    assert worst < 0.25 * took["big"], (worst, took["big"])

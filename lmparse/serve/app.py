@@ -23,7 +23,8 @@ import logging
 import re
 import time
 from contextlib import asynccontextmanager
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 
 import orjson
@@ -52,6 +53,8 @@ logger = logging.getLogger("lmparse.serve")
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 DEFAULT_MAX_CONCURRENCY = 256  # generations at once; more are answered 503 with Retry-After
 DEFAULT_MAX_MODEL_LEN = 131072  # tokens: the bound on a request's max_tokens unless --max-model-len says
+WORKER_THREADS = 4  # the pool that keeps request decoding and prompt rendering off the event loop
+_T = TypeVar("_T")
 # Real requests nest JSON a few levels (a tool schema ~10); a bound keeps every recursive
 # reader after the body (content blocks, schemas, templates) far from Python's stack limit.
 MAX_NESTING = 100
@@ -95,6 +98,8 @@ class _Server:
         self.max_concurrency = max_concurrency
         self.max_model_len = max_model_len
         self._active = 0  # generations started and not yet finished (streams until they close)
+        # Decoding, validation, prompt rendering and tokenization run here, not on the loop.
+        self.workers = ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="lmparse-work")
         self.metrics = metrics
         self.signer = signer
         self.store = store
@@ -131,13 +136,7 @@ class _Server:
             if size > self.max_body_bytes:
                 raise RequestError(f"request body exceeds {self.max_body_bytes} bytes", status=413)
             parts.append(part)
-        try:
-            body = orjson.loads(b"".join(parts))
-        except orjson.JSONDecodeError as exc:
-            raise RequestError(f"the request body is not valid JSON ({exc})") from None
-        if _nesting(body) > MAX_NESTING:
-            raise RequestError(f"the request body nests JSON more than {MAX_NESTING} levels deep")
-        return body
+        return await self.offload(_decoded, b"".join(parts))
 
     def _binding(self, model: Any) -> ModelBinding:
         binding = self.names.resolve(model)
@@ -196,6 +195,23 @@ class _Server:
             if not isinstance(response, EventStream):
                 self._active -= 1  # a stream gives its slot back when it closes
 
+    def _prepare(self, api: str, parse: Callable, body: Any, binding: ModelBinding) -> tuple[Any, Any, Any, Any]:
+        """The CPU-heavy part of a generation's start, run off the event loop: the request
+        checked and converted, its parser made, the prompt rendered and counted."""
+        gen_request, opts = parse(body, binding)
+        self._check_limit(api, body, gen_request.max_tokens)
+        parser = binding.new_parser(gen_request.parser_request)
+        return gen_request, opts, parser, binding.engine.start(gen_request)
+
+    async def offload(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """``fn(*args)`` in the bounded worker pool, so the event loop keeps serving meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(self.workers, fn, *args)
+
+    def _count(self, body: Any, binding: ModelBinding) -> int:
+        """count_tokens' work, in the worker pool: the request converted, its prompt counted."""
+        gen_request, _ = anthropic.parse_request(body, binding.name, self.signer, count_only=True)
+        return binding.engine.count_prompt(gen_request)
+
     def _check_limit(self, api: str, body: dict, max_tokens: int | None) -> None:
         """A token limit beyond the model's context is a 400 naming the API's own field."""
         if max_tokens is None or max_tokens <= self.max_model_len:
@@ -214,10 +230,7 @@ class _Server:
         log = request_log(request.scope)
         try:
             body, binding = await self._model_request(request)
-            gen_request, opts = parse(body, binding)
-            self._check_limit(api, body, gen_request.max_tokens)
-            parser = binding.new_parser(gen_request.parser_request)
-            stream = binding.engine.start(gen_request)
+            gen_request, opts, parser, stream = await self.offload(self._prepare, api, parse, body, binding)
             await stream.open()  # an upstream engine's failure is a 502 before any byte
         except RequestError as exc:
             return self._failed(request, api, exc)
@@ -259,8 +272,8 @@ class _Server:
     async def count_tokens(self, request: Request) -> Response:
         try:
             body, binding = await self._model_request(request)
-            gen_request, _ = anthropic.parse_request(body, binding.name, self.signer, count_only=True)
-            request_log(request.scope).prompt_tokens = count = binding.engine.count_prompt(gen_request)
+            count = await self.offload(self._count, body, binding)
+            request_log(request.scope).prompt_tokens = count
         except RequestError as exc:
             return self._failed(request, "anthropic", exc)
         return json_response({"input_tokens": count})
@@ -345,6 +358,17 @@ async def _unless_client_leaves(request: Request, work: Awaitable[Any]) -> Any:
     return _CLIENT_LEFT if task.cancelled() else task.result()
 
 
+def _decoded(data: bytes) -> Any:
+    """A request body as JSON, no deeper than ``MAX_NESTING`` (run in the worker pool)."""
+    try:
+        body = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise RequestError(f"the request body is not valid JSON ({exc})") from None
+    if _nesting(body) > MAX_NESTING:
+        raise RequestError(f"the request body nests JSON more than {MAX_NESTING} levels deep")
+    return body
+
+
 def _http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own 404 (no route) and 405 (wrong method), as JSON in the path's API shape."""
     if not isinstance(exc, HTTPException):  # never: registered for HTTPException (Starlette types it as Exception)
@@ -400,6 +424,7 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
         yield
         for binding in bindings:
             await binding.engine.aclose()
+        server.workers.shutdown(wait=False, cancel_futures=True)
 
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={HTTPException: _http_error, Exception: _internal_error})

@@ -140,7 +140,9 @@ def _load_hf(path: Path) -> tuple[Callable, Callable]:
     from tokenizers import Tokenizer as HfTokenizer
 
     tok = HfTokenizer.from_str(gzip.decompress(path.read_bytes()).decode())
-    return (lambda text: tok.encode(text, add_special_tokens=False).ids,
+    # encode_batch gives the same ids as encode but releases the GIL while it works, so a
+    # long prompt counted in the worker pool does not stall the event loop's thread.
+    return (lambda text: tok.encode_batch([text], add_special_tokens=False)[0].ids,
             lambda ids: tok.decode(list(ids), skip_special_tokens=False))
 
 
