@@ -214,7 +214,7 @@ def test_a_non_streaming_client_leaving_stops_the_engine():
     try:
         words = " ".join(f"word{i}" for i in range(400))  # the reply quotes it: ~20 s at 40 tokens/s
         with pytest.raises(httpx.TimeoutException):
-            httpx.post(live.url + "/v1/chat/completions", timeout=httpx.Timeout(10, read=1),
+            httpx.post(live.url + "/v1/chat/completions", timeout=httpx.Timeout(10, read=0.5),
                        json={"messages": [{"role": "user", "content": words}]})
         assert_engine_stopped(live)
     finally:

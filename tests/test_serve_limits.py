@@ -13,8 +13,8 @@ pytest.importorskip("starlette")
 
 from .support.server import LiveServer, live_server_fixture  # noqa: E402
 
-# Two generations at once, each slow enough (2 tokens/s) to still be running when more arrive.
-narrow = live_server_fixture("--family", "qwen3", "--token-rate", "2", "--max-concurrency", "2")
+# Two generations at once, each slow enough (5 tokens/s) to still be running when more arrive.
+narrow = live_server_fixture("--family", "qwen3", "--token-rate", "5", "--max-concurrency", "2")
 USER = [{"role": "user", "content": "Write a long story about a lighthouse keeper."}]
 
 
@@ -50,7 +50,7 @@ def test_past_the_limit_each_api_answers_503_with_retry_after(narrow):
             t.join(30)
     # Closed streams give their slots back.
     r = httpx.post(narrow.url + "/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}],
-                                                             "max_tokens": 3}, timeout=30)
+                                                             "max_tokens": 1}, timeout=30)
     assert r.status_code == 200, r.text
 
 
@@ -59,7 +59,7 @@ def test_failed_requests_give_their_slot_back(narrow):
         r = httpx.post(narrow.url + "/v1/chat/completions", json={"messages": "not a list"}, timeout=10)
         assert r.status_code == 400
     r = httpx.post(narrow.url + "/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}],
-                                                             "max_tokens": 3}, timeout=30)
+                                                             "max_tokens": 1}, timeout=30)
     assert r.status_code == 200, r.text
 
 
@@ -159,9 +159,9 @@ def test_allowed_hosts_and_cors_origins_open_what_they_name():
 
 def test_a_big_request_in_flight_does_not_stall_health(checked):
     """Decoding, validation, prompt rendering and counting run in the worker pool (and the
-    tokenizer releases the GIL): /health answers while a 3 MB request is being prepared."""
+    tokenizer releases the GIL): /health answers while a 1.5 MB request is being prepared."""
     messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message number {i} with some words"}
-                for i in range(60000)]
+                for i in range(30000)]
     took: dict[str, float] = {}
 
     def big() -> None:
