@@ -123,11 +123,15 @@ def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
     between them, the earliest ending first, else as any subsequence); record the
     positions; return the end, or -1."""
     whole = text.find(piece, start)
-    runs = None
-    if whole >= 0:  # a spelling split around a dropped block may end sooner:
+    runs = [(whole, len(piece))] if whole >= 0 else _runs(text, piece, start, True, [SEARCH_BUDGET])
+    for _ in range(8):  # a spelling split around a dropped block may end sooner:
         # ``assista<|return|>nt`` before the ``assistant`` of a later header
-        runs = _runs(text[: whole + len(piece) - 1], piece, start, True, [200]) or [(whole, len(piece))]
-    runs = runs or _runs(text, piece, start, True, [SEARCH_BUDGET])
+        if not runs:
+            break
+        sooner = _runs(text[: runs[-1][0] + runs[-1][1] - 1], piece, start, True, [200])
+        if sooner is None:
+            break
+        runs = sooner
     if runs is None:  # the leftover check judges what this skips
         runs, pos = [], start
         for ch in piece:
