@@ -126,7 +126,6 @@ class BaseResponseParser(ResponseParser):
         if reasoning_parser is not None:
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
             in_reasoning = reasoning_parser.starts_in_reasoning()
-        self._start_tag = start
         self._end_tag = end
         # Marker sets are shared between parsers (MarkerSet.of caches them by content).
         self._plain_markers = MarkerSet.of((start, *open_tags))

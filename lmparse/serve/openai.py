@@ -21,7 +21,7 @@ from .engines.base import GenerationRequest
 from .runner import ChatRunner
 from .content import openai_text
 from .errors import openai_error_body as error_body
-from .validate import (OPENAI_SAMPLING, arguments_json, check_sampling, check_tool_schemas, optional_bool,
+from .validate import (OPENAI_SAMPLING, arguments_json, check_sampling, check_tool_schemas, format_type, optional_bool,
                        optional_int, optional_str, parser_request, require, stop_list)
 
 __all__ = ["OpenAIOptions", "parse_request", "stream_response", "complete_response", "error_body",
@@ -59,14 +59,9 @@ def response_format(raw: Any, path: str = "response_format") -> dict | None:
     """Chat Completions ``response_format`` in the engine-neutral shape (None: plain text)."""
     if raw is None:
         return None
-    require(isinstance(raw, dict), f"{path} must be an object", path)
-    kind = raw.get("type")
-    if kind == "text":
-        return None
-    if kind == "json_object":
-        return {"type": "json_object"}
-    require(kind == "json_schema", f"{path}.type must be text, json_object or json_schema; got {kind!r}",
-            f"{path}.type")
+    kind = format_type(raw, path)
+    if kind != "json_schema":
+        return None if kind == "text" else {"type": "json_object"}
     spec = raw.get("json_schema")
     require(isinstance(spec, dict) and isinstance(spec.get("schema", {}), dict),
             f"{path}.json_schema must be an object with a JSON schema in schema", f"{path}.json_schema")

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from ..request import ParserRequest, normalize_request
 from .errors import RequestError
 
-__all__ = ["require", "checked", "optional_int", "optional_number", "check_sampling", "OPENAI_SAMPLING",
+__all__ = ["require", "checked", "format_type", "optional_int", "optional_number", "check_sampling", "OPENAI_SAMPLING",
            "ANTHROPIC_SAMPLING", "optional_bool", "optional_str", "stop_list", "check_tool_schemas",
            "check_schema", "arguments_json", "parser_request", "joined_text"]
 
@@ -77,6 +77,16 @@ def check_sampling(body: dict, ranges: tuple[tuple[str, float, float], ...]) -> 
     """Type and range checks of the sampling fields (a 400 naming the field)."""
     for field, low, high in ranges:
         optional_number(body, field, low, high)
+
+
+def format_type(raw: Any, path: str) -> str:
+    """The ``type`` of a structured-output format object (both OpenAI APIs): text,
+    json_object or json_schema; anything else is a 400 naming ``path``."""
+    require(isinstance(raw, dict), f"{path} must be an object", path)
+    kind = raw.get("type")
+    require(kind in ("text", "json_object", "json_schema"),
+            f"{path}.type must be text, json_object or json_schema; got {kind!r}", f"{path}.type")
+    return kind
 
 
 def optional_str(body: dict, field: str, choices: tuple[str, ...] | None = None, path: str | None = None,

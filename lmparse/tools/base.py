@@ -25,7 +25,7 @@ from collections.abc import Callable
 from ..markers import WHITESPACE
 from ..messages import FunctionCall, ToolCall
 from ..request import ParserRequest
-from .calls import ACCEPTED, NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_id
+from .calls import NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_id
 
 __all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "RUN_STEPS", "run_step", "DroppedCall", "Deltas",
            "build_tool_calls",
@@ -228,10 +228,6 @@ class ToolParser:
     @property
     def call_named(self) -> bool:
         return self._calls.named
-
-    @property
-    def call_accepted(self) -> bool:
-        return self._calls.state == ACCEPTED
 
     # ---- rendering (the inverse of parsing) ---------------------------------------
 

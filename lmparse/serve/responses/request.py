@@ -22,8 +22,8 @@ from ..content import openai_text
 from ..engines.base import GenerationRequest, assistant_message
 from ..errors import RequestError
 from ..signing import Signer
-from ..validate import (OPENAI_SAMPLING, arguments_json, checked, optional_bool, optional_int, optional_number,
-                        optional_str, parser_request, require)
+from ..validate import (OPENAI_SAMPLING, arguments_json, checked, format_type, optional_bool, optional_int,
+                        optional_number, optional_str, parser_request, require)
 from .store import ResponseStore
 from .tools import ToolMap, chat_tool_choice, offered_tools
 
@@ -193,14 +193,9 @@ def _text_format(text: Any) -> dict | None:
     fmt = text.get("format")
     if fmt is None:
         return None
-    require(isinstance(fmt, dict), "text.format must be an object", "text.format")
-    kind = fmt.get("type")
-    if kind == "text":
-        return None
-    if kind == "json_object":
-        return {"type": "json_object"}
-    require(kind == "json_schema", f"text.format.type must be text, json_object or json_schema; got {kind!r}",
-            "text.format.type")
+    kind = format_type(fmt, "text.format")
+    if kind != "json_schema":
+        return None if kind == "text" else {"type": "json_object"}
     require(isinstance(fmt.get("schema"), dict), "text.format.schema must be a JSON schema object",
             "text.format.schema")
     return {"type": "json_schema", "schema": fmt["schema"], "name": fmt.get("name"), "strict": fmt.get("strict")}
