@@ -151,6 +151,8 @@ def test_a_crash_is_a_500_in_the_shape_without_its_details():
     assert oai.status_code == 500 and openai_error(oai)["type"] == "server_error"
     assert ant.status_code == 500 and anthropic_error(ant)["type"] == "api_error"
     assert "secret" not in oai.text + ant.text
+    for r, error in ((oai, openai_error(oai)), (ant, anthropic_error(ant))):  # the id the log line carries
+        assert error["message"] == f"internal error (request id {r.headers['x-request-id']})"
 
 
 # ---- the access log ------------------------------------------------------------------------------

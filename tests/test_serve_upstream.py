@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import threading
 import time
@@ -326,35 +327,60 @@ def test_cli_serves_in_front_of_an_engine(fakes: FakeEngines) -> None:
 # ---- failures ----------------------------------------------------------------------------------
 
 
+def _access_reason(caplog, request_id: str) -> str:
+    """The reason the access line of request ``request_id`` gives."""
+    lines = [r.getMessage() for r in caplog.records if r.name == "lmparse.access" and request_id in r.getMessage()]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
 @pytest.mark.parametrize("model", ["broken", "unreachable"])
-def test_upstream_failure_is_a_502_in_each_api_shape(gateway, model):
+def test_upstream_failure_is_a_502_in_each_api_shape(gateway, model, caplog):
+    caplog.set_level(logging.INFO, logger="lmparse.access")
     r = httpx.post(gateway.url + "/v1/chat/completions", timeout=10, json={
         "model": model, "stream": True, "messages": [{"role": "user", "content": USER_TEXT}]})
     assert r.status_code == 502, r.text
     assert r.headers["content-type"].startswith("application/json")  # never half a stream
     error = r.json()["error"]
-    assert error["type"] == "server_error" and "upstream vllm" in error["message"]
+    request_id = r.headers["x-request-id"]
+    # The client learns only that it failed, and the id; the upstream's URL and words stay in the log.
+    assert error == {"message": f"internal error (request id {request_id})", "type": "server_error",
+                     "param": None, "code": None}
+    logged = _access_reason(caplog, request_id)
+    assert "upstream vllm" in logged and " 502 " in logged
     if model == "broken":
-        assert "CUDA out of memory" in error["message"] and "HTTP 500" in error["message"]
+        assert "CUDA out of memory" in logged and "HTTP 500" in logged
+    else:
+        assert "http://127.0.0.1:" in logged
     r = httpx.post(gateway.url + "/v1/messages", timeout=10, json={
         "model": model, "max_tokens": 50, "stream": True, "messages": [{"role": "user", "content": USER_TEXT}]})
     assert r.status_code == 502
     data = r.json()
-    assert data["type"] == "error" and data["error"]["type"] == "api_error"
+    assert data == {"type": "error", "error": {"type": "api_error",
+                                               "message": f"internal error (request id {r.headers['x-request-id']})"}}
     client = openai.OpenAI(base_url=gateway.url + "/v1", api_key="unused", max_retries=0)
     with pytest.raises(openai.InternalServerError):
         client.chat.completions.create(model=model, messages=[{"role": "user", "content": USER_TEXT}])
 
 
-def test_upstream_error_mid_stream_is_the_streams_error_event(oai):
+def _failure_logged(caplog, message: str) -> None:
+    """``message`` names a request id whose log record has the engine's own words."""
+    request_id = message.removeprefix("internal error (request id ").removesuffix(")")
+    assert request_id.startswith("req_") and message == f"internal error (request id {request_id})"
+    logged = [r.getMessage() for r in caplog.records if request_id in r.getMessage()]
+    assert any("engine crashed" in line for line in logged), logged
+
+
+def test_upstream_error_mid_stream_is_the_streams_error_event(oai, caplog):
     with pytest.raises(openai.APIError) as info:
         for _ in oai.chat.completions.create(model="midfail", stream=True,
                                              messages=[{"role": "user", "content": USER_TEXT}]):
             pass
-    assert "engine crashed" in str(info.value)
+    assert "engine crashed" not in str(info.value)
+    _failure_logged(caplog, info.value.message)
 
 
-def test_responses_failures_before_and_during_the_stream(gateway):
+def test_responses_failures_before_and_during_the_stream(gateway, caplog):
     r = httpx.post(gateway.url + "/v1/responses", json={"model": "broken", "input": USER_TEXT, "stream": True},
                    timeout=10)
     assert r.status_code == 502 and r.json()["error"]["type"] == "server_error"
@@ -364,14 +390,54 @@ def test_responses_failures_before_and_during_the_stream(gateway):
         assert r.status_code == 200
         events = [json.loads(line[6:]) for line in r.iter_lines() if line.startswith("data: ")]
     assert [e["type"] for e in events[-2:]] == ["error", "response.failed"]
-    assert "engine crashed" in events[-2]["message"]
-    assert events[-1]["response"]["status"] == "failed" and "engine crashed" in events[-1]["response"]["error"][
-        "message"]
+    _failure_logged(caplog, events[-2]["message"])
+    assert events[-1]["response"]["status"] == "failed"
+    assert events[-1]["response"]["error"]["message"] == events[-2]["message"]
     assert [e["sequence_number"] for e in events] == list(range(len(events)))
+
+
+def _metric(server: ThreadServer, name: str) -> float:
+    text = httpx.get(server.url + "/metrics", timeout=10).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith(name) and line[len(name)] in " {")
+
+
+def test_a_non_streaming_client_leaving_closes_the_upstream_stream(fakes, gateway):
+    fakes.slow_closed.clear()
+    cancelled, failed = _metric(gateway, "lmparse_engine_cancelled_total"), _metric(gateway, "lmparse_engine_failed_total")
+    with pytest.raises(httpx.TimeoutException):
+        httpx.post(gateway.url + "/v1/chat/completions", timeout=httpx.Timeout(10, read=0.5),
+                   json={"model": "slow", "messages": [{"role": "user", "content": "go"}]})
+    assert fakes.slow_closed.wait(10), "the upstream stream was not closed"
+    sent = fakes.slow_sent
+    assert sent < 500
+    deadline = time.monotonic() + 5
+    while _metric(gateway, "lmparse_engine_cancelled_total") == cancelled and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _metric(gateway, "lmparse_engine_cancelled_total") == cancelled + 1  # the metrics show it
+    assert _metric(gateway, "lmparse_engine_failed_total") == failed
+    assert _metric(gateway, "lmparse_requests_in_flight") == 0
+    time.sleep(0.2)
+    assert fakes.slow_sent == sent  # nothing more was generated
+
+
+def test_an_engine_failing_mid_stream_counts_as_failed_not_cancelled(gateway, oai):
+    cancelled, failed = _metric(gateway, "lmparse_engine_cancelled_total"), _metric(gateway, "lmparse_engine_failed_total")
+    with pytest.raises(openai.APIError):
+        for _ in oai.chat.completions.create(model="midfail", stream=True,
+                                             messages=[{"role": "user", "content": USER_TEXT}]):
+            pass
+    deadline = time.monotonic() + 5
+    while _metric(gateway, "lmparse_engine_failed_total") == failed and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _metric(gateway, "lmparse_engine_failed_total") == failed + 1
+    assert _metric(gateway, "lmparse_engine_cancelled_total") == cancelled
 
 
 def test_client_leaving_closes_the_upstream_stream(fakes, gateway, oai):
     engine = gateway.engines["slow"]
+    fakes.slow_closed.clear()
+    before = engine.streams_cancelled
     stream = oai.chat.completions.create(model="slow", stream=True, messages=[{"role": "user", "content": "go"}])
     received = 0
     for _ in stream:
@@ -383,8 +449,8 @@ def test_client_leaving_closes_the_upstream_stream(fakes, gateway, oai):
     sent = fakes.slow_sent
     assert sent < 500
     deadline = time.monotonic() + 5  # httpcore may drop the socket a moment before our own close runs
-    while engine.streams_cancelled < 1 and time.monotonic() < deadline:
+    while engine.streams_cancelled < before + 1 and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert engine.streams_cancelled == 1, engine.stats()
+    assert engine.streams_cancelled == before + 1, engine.stats()
     time.sleep(0.2)
     assert fakes.slow_sent == sent  # nothing more was generated

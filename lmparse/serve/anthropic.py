@@ -376,7 +376,7 @@ async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncGe
                     yield b"".join(_event(name, data) for name, data in events)
                     events.clear()
     except Exception as exc:  # the engine failed mid-stream
-        yield _event("error", error_body(f"generation failed: {exc}", "api_error"))
+        yield _event("error", error_body(runner.failure(exc), "api_error"))
         return
     blocks.close(events)
     reason, sequence = _stop_reason(runner)

@@ -36,7 +36,7 @@ from starlette.routing import Route
 
 from . import anthropic, openai, responses
 from .bindings import ModelBinding, simulated_binding, upstream_binding
-from .errors import RequestError
+from .errors import RequestError, internal_message, public
 from .guards import with_guards
 from .logs import AccessLog, request_log
 from .metrics import Metrics, Sample
@@ -46,13 +46,14 @@ from .signing import Signer
 from .transport import EventStream, anthropic_path, closing_stream, error_response, json_response
 
 __all__ = ["ModelBinding", "create_app", "simulated_binding", "upstream_binding", "DEFAULT_MAX_BODY_BYTES",
-           "DEFAULT_MAX_CONCURRENCY", "DEFAULT_MAX_MODEL_LEN"]
+           "DEFAULT_MAX_CONCURRENCY", "DEFAULT_MAX_MODEL_LEN", "DEFAULT_BODY_TIMEOUT"]
 
 logger = logging.getLogger("lmparse.serve")
 
 DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
 DEFAULT_MAX_CONCURRENCY = 256  # generations at once; more are answered 503 with Retry-After
 DEFAULT_MAX_MODEL_LEN = 131072  # tokens: the bound on a request's max_tokens unless --max-model-len says
+DEFAULT_BODY_TIMEOUT = 30.0  # seconds a request body may pause between two parts (--timeout-body)
 WORKER_THREADS = 4  # the pool that keeps request decoding and prompt rendering off the event loop
 _T = TypeVar("_T")
 # Real requests nest JSON a few levels (a tool schema ~10); a bound keeps every recursive
@@ -89,7 +90,8 @@ def _engine_counters(binding: ModelBinding, stats: Callable[[], dict[str, int]])
 class _Server:
     def __init__(self, bindings: list[ModelBinding], api_key: str | None, max_body_bytes: int, metrics: Metrics,
                  signer: Signer, store: responses.ResponseStore | None,
-                 max_concurrency: int = DEFAULT_MAX_CONCURRENCY, max_model_len: int = DEFAULT_MAX_MODEL_LEN) -> None:
+                 max_concurrency: int = DEFAULT_MAX_CONCURRENCY, max_model_len: int = DEFAULT_MAX_MODEL_LEN,
+                 metrics_key: bool = False, body_timeout: float = DEFAULT_BODY_TIMEOUT) -> None:
         if not bindings:
             raise ValueError("no model to serve")
         self.names = ModelNames(bindings)
@@ -98,6 +100,10 @@ class _Server:
         self.max_concurrency = max_concurrency
         self.max_model_len = max_model_len
         self._active = 0  # generations started and not yet finished (streams until they close)
+        self._runners: set[ChatRunner] = set()  # the generations in flight, for a graceful shutdown
+        self._shutting_down = False
+        self.metrics_key = metrics_key
+        self.body_timeout = body_timeout
         # Decoding, validation, prompt rendering and tokenization run here, not on the loop.
         self.workers = ThreadPoolExecutor(max_workers=WORKER_THREADS, thread_name_prefix="lmparse-work")
         self.metrics = metrics
@@ -131,7 +137,7 @@ class _Server:
         if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
             raise RequestError(f"request body exceeds {self.max_body_bytes} bytes", status=413)
         parts, size = [], 0
-        async for part in request.stream():
+        async for part in _paced(request.stream(), self.body_timeout):
             size += len(part)
             if size > self.max_body_bytes:
                 raise RequestError(f"request body exceeds {self.max_body_bytes} bytes", status=413)
@@ -146,10 +152,11 @@ class _Server:
         return binding
 
     def _failed(self, request: Request, api: str, exc: RequestError) -> Response:
+        """The error answer; its detail goes to the access line (only there for a 5xx)."""
         self.metrics.inc("lmparse_request_errors_total", api=api, status=str(exc.status))
-        if exc.status < 500:
-            request_log(request.scope).reason = exc.message
-        return error_response(exc, anthropic_path(request.url.path, request.headers))
+        log = request_log(request.scope)
+        log.reason = exc.message
+        return error_response(public(exc, log.request_id), anthropic_path(request.url.path, request.headers))
 
     def _ignored_tools(self, api: str, kinds: list[str]) -> dict[str, str]:
         """Hosted tools a request offered that no local model can run: a header, and a
@@ -180,6 +187,10 @@ class _Server:
     async def _generate(self, request: Request, api: str, module: Any, parse: Callable) -> Any:
         """At most ``max_concurrency`` generations at once; a request over it is a 503 with
         ``Retry-After`` in the API's error shape (a stream holds its slot until it closes)."""
+        if self._shutting_down:
+            self.metrics.inc("lmparse_request_errors_total", api=api, status="503")
+            return error_response(RequestError("the server is shutting down", status=503, kind="server_error"),
+                                  anthropic_path(request.url.path, request.headers))
         if self._active >= self.max_concurrency:
             self.metrics.inc("lmparse_request_errors_total", api=api, status="503")
             busy = RequestError(f"the server is at its limit of {self.max_concurrency} concurrent generations; "
@@ -221,9 +232,22 @@ class _Server:
         raise RequestError(f"{field} must be at most {self.max_model_len} (the model's context length, "
                            f"--max-model-len), got {max_tokens}", field)
 
-    def _stream_closed(self) -> None:
-        self._active -= 1
-        self.metrics.inc("lmparse_requests_in_flight", -1)
+    def _closed(self, runner: ChatRunner) -> Callable[[], None]:
+        def closed() -> None:
+            self._active -= 1
+            self._runners.discard(runner)
+            self.metrics.inc("lmparse_requests_in_flight", -1)
+        return closed
+
+    def shut_down(self, grace: float) -> None:
+        """Begin a graceful shutdown: refuse new generations (503), let those in flight run
+        for ``grace`` seconds, then end each cleanly (a stream with its API's error event)."""
+        self._shutting_down = True
+
+        def interrupt_all() -> None:
+            for runner in list(self._runners):
+                runner.interrupt("the server is shutting down")
+        asyncio.get_running_loop().call_later(grace, interrupt_all)
 
     async def _start_generation(self, request: Request, api: str, module: Any, parse: Callable) -> Any:
         """The flow every generating route shares: check, convert, start, then stream or fold."""
@@ -237,22 +261,26 @@ class _Server:
         headers = self._ignored_tools(api, getattr(opts, "ignored_tools", []))
         self.metrics.inc("lmparse_requests_total", api=api, stream=str(opts.stream).lower())
         self.metrics.inc("lmparse_requests_in_flight")
-        runner = log.runner = ChatRunner(stream, parser, self.metrics)
+        runner = log.runner = ChatRunner(stream, parser, self.metrics, log.request_id)
+        self._runners.add(runner)
         stream.bind_usage(runner.usage)  # the upstream's own prompt count, known at the end
         if opts.stream:
             return EventStream(closing_stream(module.stream_response(runner, opts), stream),
-                               on_close=self._stream_closed, headers=headers)
+                               on_close=self._closed(runner), headers=headers)
         try:
             answer = await _unless_client_leaves(request, module.complete_response(runner, opts))
             if answer is _CLIENT_LEFT:
                 log.reason = "the client went away; generation cancelled"
                 return Response(status_code=499)  # nobody reads it: the code is for the access line
             return json_response(answer, headers=headers)
+        except RequestError as exc:  # the engine failed, or the server is shutting down
+            return self._failed(request, api, exc)
         except Exception as exc:
-            logger.exception("generation failed")
+            logger.exception("request %s: generation failed", log.request_id)
             return self._failed(request, api, RequestError(f"generation failed: {exc}", status=500,
                                                            kind="server_error"))
         finally:
+            self._runners.discard(runner)
             self.metrics.inc("lmparse_requests_in_flight", -1)
 
     # -- generating routes --
@@ -332,10 +360,28 @@ class _Server:
         return json_response({"status": "ok", "models": [b.name for b in self.names.bindings]})
 
     async def metrics_text(self, request: Request) -> Response:
+        if self.metrics_key:
+            try:
+                self._authorize(request)
+            except RequestError as exc:
+                return self._failed(request, "metrics", exc)
         return Response(self.metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
 
 _CLIENT_LEFT = object()
+
+
+async def _paced(parts: AsyncIterator[bytes], timeout: float) -> AsyncIterator[bytes]:
+    """``parts``, each arriving within ``timeout`` seconds of the last (else a 408): a body
+    trickled a byte at a time cannot hold a connection and a handler for ever."""
+    while True:
+        try:
+            part = await asyncio.wait_for(parts.__anext__(), timeout)
+        except StopAsyncIteration:
+            return
+        except asyncio.TimeoutError:
+            raise RequestError(f"the request body stalled: nothing arrived for {timeout:g} s", status=408) from None
+        yield part
 
 
 async def _unless_client_leaves(request: Request, work: Awaitable[Any]) -> Any:
@@ -387,8 +433,11 @@ def _http_error(request: Request, exc: Exception) -> Response:
 
 
 def _internal_error(request: Request, exc: Exception) -> Response:
-    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(RequestError("internal server error", status=500, kind="server_error"),
+    log = request_log(request.scope)
+    logger.error("request %s: unhandled error on %s %s", log.request_id, request.method, request.url.path,
+                 exc_info=exc)
+    log.reason = f"{type(exc).__name__}: {exc}"
+    return error_response(RequestError(internal_message(log.request_id), status=500, kind="server_error"),
                           anthropic_path(request.url.path, request.headers))
 
 
@@ -397,13 +446,16 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
                on_startup: Callable[[], None] | None = None, signing_key: str | None = None,
                response_store_bytes: int = responses.DEFAULT_STORE_BYTES,
                max_concurrency: int = DEFAULT_MAX_CONCURRENCY, max_model_len: int = DEFAULT_MAX_MODEL_LEN,
-               allowed_hosts: Collection[str] | None = None, cors_origins: Sequence[str] | None = None) -> Any:
+               allowed_hosts: Collection[str] | None = None, cors_origins: Sequence[str] | None = None,
+               metrics_key: bool = False, body_timeout: float = DEFAULT_BODY_TIMEOUT) -> Any:
     """The ASGI app (Starlette behind the guards, inside the access log).  ``response_store_bytes``
     0 stores no responses (``previous_response_id`` then always misses); ``allowed_hosts`` None
-    answers any Host header (``guards.default_allowed_hosts`` gives the loopback default)."""
+    answers any Host header (``guards.default_allowed_hosts`` gives the loopback default);
+    ``metrics_key`` puts ``/metrics`` behind the API key.  The app's ``shut_down(grace)``
+    begins a graceful shutdown (``lmparse serve`` calls it on SIGTERM / Ctrl-C)."""
     store = responses.ResponseStore(response_store_bytes) if response_store_bytes > 0 else None
     server = _Server(bindings, api_key, max_body_bytes, metrics or Metrics(), Signer(signing_key), store,
-                     max_concurrency, max_model_len)
+                     max_concurrency, max_model_len, metrics_key, body_timeout)
     routes = [
         Route("/v1/chat/completions", server.chat_completions, methods=["POST"]),
         Route("/v1/responses", server.responses, methods=["POST"]),
@@ -429,4 +481,6 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={HTTPException: _http_error, Exception: _internal_error})
     app.state.server = server
-    return AccessLog(with_guards(app, allowed_hosts, cors_origins))
+    outer = AccessLog(with_guards(app, allowed_hosts, cors_origins))
+    outer.shut_down = server.shut_down
+    return outer

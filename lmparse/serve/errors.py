@@ -1,10 +1,14 @@
-"""RequestError: a client mistake, reported as a 4xx in the API's own error shape."""
+"""RequestError: a client mistake, reported as a 4xx in the API's own error shape.
+
+A server-side failure is a ``RequestError`` with a 5xx status too, but its message (an
+exception's text, an upstream engine's URL or error) is for the log only: ``public``
+gives what the client sees, "internal error" and the request id the log line carries."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["RequestError", "field_of", "openai_error_body", "anthropic_error_body"]
+__all__ = ["RequestError", "field_of", "openai_error_body", "anthropic_error_body", "public", "internal_message"]
 
 _FIELD = re.compile(r"^([A-Za-z_][\w.\[\]]*) (?:must|is|names|has|needs)\b")
 
@@ -35,3 +39,16 @@ def openai_error_body(message: str, param: str | None = None, kind: str = "inval
 
 def anthropic_error_body(message: str, kind: str = "invalid_request_error") -> dict:
     return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def internal_message(request_id: str) -> str:
+    """What a client is told about a failure on the server's side."""
+    return f"internal error (request id {request_id})"
+
+
+def public(exc: RequestError, request_id: str) -> RequestError:
+    """``exc`` as the client may see it: a 5xx says only "internal error" and the request
+    id (503, the server being busy, is the client's business and says so)."""
+    if exc.status < 500 or exc.status == 503:
+        return exc
+    return RequestError(internal_message(request_id), None, exc.status, exc.kind, exc.code)

@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import logging
 import re
+import secrets
 import sys
 import time
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
-__all__ = ["AccessLog", "RequestLog", "configure", "request_log", "LOG_FORMATS"]
+__all__ = ["AccessLog", "RequestLog", "configure", "request_log", "new_request_id", "LOG_FORMATS"]
 
 LOG_FORMATS = ("text", "json")
 access_logger = logging.getLogger("lmparse.access")
@@ -28,9 +29,10 @@ _SCOPE_KEY = "lmparse.request_log"
 class RequestLog:
     """What a handler knows about its request, for the access line."""
 
-    __slots__ = ("model", "family", "runner", "reason", "prompt_tokens")
+    __slots__ = ("request_id", "model", "family", "runner", "reason", "prompt_tokens")
 
-    def __init__(self) -> None:
+    def __init__(self, request_id: str = "") -> None:
+        self.request_id = request_id  # sent as x-request-id; a 5xx body names it, the log line has the detail
         self.model: str | None = None
         self.family: str | None = None
         self.runner: Any = None  # its usage gives the token counts once the response ends
@@ -39,11 +41,19 @@ class RequestLog:
 
 
 def request_log(scope: MutableMapping[str, Any]) -> RequestLog:
-    """The request's log record (a throwaway one outside the middleware, e.g. in tests)."""
-    return scope.get(_SCOPE_KEY) or RequestLog()
+    """The request's log record (made on first use outside the middleware, e.g. in tests)."""
+    record = scope.get(_SCOPE_KEY)
+    if record is None:
+        record = scope[_SCOPE_KEY] = RequestLog(new_request_id())
+    return record
 
 
 class AccessLog:
+    """The outermost middleware; ``shut_down(grace)``, when the app set one, begins the
+    app's graceful shutdown (``create_app`` sets it, the server command calls it)."""
+
+    shut_down: Callable[[float], None] | None = None
+
     def __init__(self, app: Any) -> None:
         self.app = app
 
@@ -51,14 +61,16 @@ class AccessLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        record = scope[_SCOPE_KEY] = RequestLog()
+        record = scope[_SCOPE_KEY] = RequestLog(new_request_id())
         status = 500
         started = time.perf_counter()
+        id_header = (b"x-request-id", record.request_id.encode())
 
         async def send_status(message: dict) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                message["headers"] = [*message.get("headers", ()), id_header]
             await send(message)
 
         try:
@@ -67,9 +79,14 @@ class AccessLog:
             _log(scope, record, status, time.perf_counter() - started)
 
 
+def new_request_id() -> str:
+    """A request's id: random, so it tells nothing about the server or other requests."""
+    return "req_" + secrets.token_hex(12)
+
+
 def _log(scope: dict, record: RequestLog, status: int, seconds: float) -> None:
     fields: dict[str, Any] = {"method": scope.get("method"), "path": scope.get("path"), "status": status,
-                              "duration_ms": round(seconds * 1000, 1)}
+                              "duration_ms": round(seconds * 1000, 1), "request_id": record.request_id}
     if record.model is not None:
         fields["model"] = record.model
     if record.family is not None:

@@ -20,6 +20,7 @@ _HELP = {
     "lmparse_parse_cpu_seconds_total": ("counter", "CPU time spent in the response parsers."),
     "lmparse_engine_cancelled_total": ("counter", "Generations stopped because the client went away."),
     "lmparse_engine_completed_total": ("counter", "Generations that ran to their finish reason."),
+    "lmparse_engine_failed_total": ("counter", "Generations ended by an engine error or by the server's shutdown."),
 }
 
 

@@ -196,7 +196,7 @@ async def stream_response(runner: ChatRunner, opts: OpenAIOptions) -> AsyncGener
                     finish = {"index": 0, "delta": {}, "finish_reason": d.finish_reason}
                     yield prefix + orjson.dumps(finish) + b"]}\n\n"
     except Exception as exc:  # the engine failed mid-stream: tell the client, then end cleanly
-        yield b"data: " + orjson.dumps(error_body(f"generation failed: {exc}", kind="server_error")) + b"\n\n"
+        yield b"data: " + orjson.dumps(error_body(runner.failure(exc), kind="server_error")) + b"\n\n"
         yield b"data: [DONE]\n\n"
         return
     if opts.include_usage:

@@ -13,15 +13,28 @@ construction.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import AsyncGenerator
 
 from ..messages import DeltaMessage
 from ..response.base import ResponseParser
 from .engines.base import EngineStream
+from .errors import RequestError, internal_message
 from .metrics import Metrics
 
-__all__ = ["ChatRunner", "RunnerDelta", "Usage", "HeldSpace"]
+__all__ = ["ChatRunner", "RunnerDelta", "Usage", "HeldSpace", "GenerationInterrupted"]
+
+logger = logging.getLogger("lmparse.serve")
+
+
+class GenerationInterrupted(RequestError):
+    """The server ended a generation before its finish (it is shutting down): a 503 before
+    the response starts, the API's error event in a stream."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, None, status=503, kind="server_error")
 
 
 class RunnerDelta:
@@ -86,16 +99,21 @@ class Usage:
 
 
 class ChatRunner:
-    def __init__(self, stream: EngineStream, parser: ResponseParser, metrics: Metrics | None = None) -> None:
+    def __init__(self, stream: EngineStream, parser: ResponseParser, metrics: Metrics | None = None,
+                 request_id: str = "") -> None:
         self._stream = stream
         self._parser = parser
         self._metrics = metrics
+        self.request_id = request_id
+        self._task: asyncio.Task | None = None  # the task running ``run``, for ``interrupt``
+        self._interrupted: str | None = None
         self.usage = Usage(prompt_tokens=stream.prompt_tokens)
         self.finish_reason: str | None = None
         self.stop_sequence: str | None = None
         self.tool_calls = 0
         self.parse_cpu = 0.0
         self.completed = False
+        self.failed = False  # the engine failed, or the server ended the generation
         self._args_started: set[int] = set()
         # Tokens of chunks that produced only reasoning: the count when the parser has
         # no ids to count with (stand-in ids are never given to an id-driven parser).
@@ -106,7 +124,10 @@ class ChatRunner:
         Use it under ``contextlib.aclosing`` so an early exit closes the engine now."""
         stream = self._stream
         ids_to_parser = stream.parser_token_ids
+        self._task = asyncio.current_task()
         try:
+            if self._interrupted is not None:
+                raise GenerationInterrupted(self._interrupted)
             async for chunk in stream:
                 finish = chunk.finish_reason
                 final = finish is not None
@@ -139,9 +160,35 @@ class ChatRunner:
                 for delta in out:
                     yield delta
             self.completed = True
+        except asyncio.CancelledError:
+            if self._interrupted is None:
+                raise  # the client left: the cancellation goes on up
+            uncancel = getattr(self._task, "uncancel", None)  # Python 3.11+
+            if uncancel is not None:
+                uncancel()
+            self.failed = True
+            raise GenerationInterrupted(self._interrupted) from None
+        except Exception:
+            self.failed = True
+            raise
         finally:
             await stream.aclose()
             self._record()
+
+    def interrupt(self, reason: str) -> None:
+        """End the generation now but cleanly: waiting on the engine, it raises
+        ``GenerationInterrupted`` to the adapter, which ends its stream with the API's
+        error event (graceful shutdown uses this once its grace period is over)."""
+        self._interrupted = reason
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    def failure(self, exc: Exception) -> str:
+        """What a client is told when the generation failed mid-stream; the detail is logged."""
+        if isinstance(exc, GenerationInterrupted):
+            return exc.message
+        logger.error("request %s: generation failed mid-stream: %s: %s", self.request_id, type(exc).__name__, exc)
+        return internal_message(self.request_id)
 
     def _parse(self, text: str, ids: list[int] | None, final: bool) -> list[RunnerDelta]:
         started = time.thread_time()
@@ -182,4 +229,5 @@ class ChatRunner:
         m.inc("lmparse_tool_calls_emitted_total", self.tool_calls)
         m.inc("lmparse_tool_calls_dropped_total", len(self._parser.dropped))
         m.inc("lmparse_parse_cpu_seconds_total", self.parse_cpu)
-        m.inc("lmparse_engine_completed_total" if self.completed else "lmparse_engine_cancelled_total")
+        m.inc("lmparse_engine_completed_total" if self.completed else
+              "lmparse_engine_failed_total" if self.failed else "lmparse_engine_cancelled_total")

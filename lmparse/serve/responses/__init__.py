@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
@@ -20,7 +19,6 @@ from .tools import NAMESPACE_SEPARATOR, ToolMap
 __all__ = ["parse_request", "stream_response", "complete_response", "ResponsesOptions", "ResponseStore", "ToolMap",
            "NAMESPACE_SEPARATOR", "DEFAULT_STORE_BYTES"]
 
-logger = logging.getLogger("lmparse.serve")
 
 
 def _keep(builder: ResponseBuilder, opts: ResponsesOptions, response: dict) -> None:
@@ -41,8 +39,7 @@ async def stream_response(runner: ChatRunner, opts: ResponsesOptions) -> AsyncGe
                 if events:
                     yield b"".join(sse(event) for event in events)
     except Exception as exc:  # the engine failed mid-stream
-        logger.warning("generation failed mid-stream: %s", exc)
-        builder.fail(f"generation failed: {exc}")
+        builder.fail(runner.failure(exc))
         yield b"".join(sse(event) for event in builder.take())
         return
     response = builder.finish(runner)
