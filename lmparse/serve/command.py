@@ -7,8 +7,10 @@ import json
 import os
 import sys
 
-from .app import (DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_MODEL_LEN, create_app, simulated_binding,
-                  upstream_binding)
+from .app import (DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_MODEL_LEN,
+                  create_app, simulated_binding, upstream_binding)
+from .connections import (DEFAULT_SHUTDOWN_GRACE, DEFAULT_TIMEOUT_HEADERS, DEFAULT_TIMEOUT_KEEP_ALIVE, GracefulServer,
+                          head_timeout_protocol)
 from .families import FAMILIES, get_family, missing_parsers
 from .guards import default_allowed_hosts
 from .logs import LOG_FORMATS
@@ -63,6 +65,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_MAX_CONCURRENCY, metavar="N",
                    help=f"generations at once (a stream counts until it closes); more get a 503 with Retry-After "
                         f"(default {DEFAULT_MAX_CONCURRENCY})")
+    p.add_argument("--metrics-key", action="store_true",
+                   help="put /metrics behind the API key too (default: open, for a Prometheus scraper)")
+    p.add_argument("--timeout-headers", type=float, default=DEFAULT_TIMEOUT_HEADERS, metavar="S",
+                   help=f"close a connection whose request head is not complete after S seconds "
+                        f"(default {DEFAULT_TIMEOUT_HEADERS:g})")
+    p.add_argument("--timeout-body", type=float, default=DEFAULT_BODY_TIMEOUT, metavar="S",
+                   help=f"a 408 when a request body pauses longer than S seconds (default {DEFAULT_BODY_TIMEOUT:g})")
+    p.add_argument("--timeout-keep-alive", type=float, default=DEFAULT_TIMEOUT_KEEP_ALIVE, metavar="S",
+                   help=f"close a kept-alive connection silent for S seconds (default {DEFAULT_TIMEOUT_KEEP_ALIVE:g})")
+    p.add_argument("--shutdown-grace", type=float, default=DEFAULT_SHUTDOWN_GRACE, metavar="S",
+                   help="on SIGTERM / Ctrl-C, let generations in flight run S seconds more, then end them cleanly "
+                        f"(default {DEFAULT_SHUTDOWN_GRACE:g})")
     p.add_argument("--signing-key", default=os.environ.get("LMPARSE_SIGNING_KEY"),
                    help="key for thinking signatures and reasoning blobs (default $LMPARSE_SIGNING_KEY, else random "
                         "per process: replayed reasoning then survives no restart)")
@@ -169,6 +183,8 @@ def run(args: argparse.Namespace) -> int:
         args.api_key = read_key_file(args.api_key_file)
     if args.max_concurrency < 1 or args.max_model_len < 1:
         raise ValueError("--max-concurrency and --max-model-len must be at least 1")
+    if min(args.timeout_headers, args.timeout_body, args.timeout_keep_alive) <= 0 or args.shutdown_grace < 0:
+        raise ValueError("the --timeout-* options must be positive and --shutdown-grace not negative")
     families = _families(args)
     names = _names(args, families)
     engine = getattr(args, "engine", "simulated")
@@ -193,8 +209,14 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes, on_startup=ready,
                      max_concurrency=args.max_concurrency, max_model_len=args.max_model_len,
                      allowed_hosts=_split(args.allowed_hosts) or default_allowed_hosts(args.host),
-                     cors_origins=_split(args.cors_origins),
+                     cors_origins=_split(args.cors_origins), metrics_key=args.metrics_key,
+                     body_timeout=args.timeout_body,
                      signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20))
     # lmparse writes the access lines (logs.AccessLog); uvicorn's loggers go to the same root handler.
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False, log_config=None)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
+                            log_config=None, http=head_timeout_protocol(args.timeout_headers),
+                            timeout_keep_alive=args.timeout_keep_alive,
+                            # a backstop: the app itself ends its generations after the grace
+                            timeout_graceful_shutdown=int(args.shutdown_grace) + 5)
+    GracefulServer(config, args.shutdown_grace).run()
     return 0
