@@ -115,6 +115,32 @@ def test_pipelined_requests_are_answered_in_order(timed):
         sock.close()
 
 
+@pytest.mark.parametrize("head, status", [
+    (b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 64 * 1024 + b"\r\n\r\n", 431),
+    (b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 1024 * 1024 + b"\r\n\r\n", 431),
+    (b"GARBAGE\x00\xff\r\n\r\n", 400),
+])
+def test_an_unreadable_or_oversized_head_is_answered_in_json(timed, head, status):
+    sock = _connect(timed)
+    try:
+        try:
+            sock.sendall(head)
+        except OSError:
+            pass  # the server may answer and close before it read all of a 1 MB head
+        sock.settimeout(5)
+        data = b""
+        while part := sock.recv(65536):
+            data += part
+    except ConnectionResetError:
+        pass
+    finally:
+        sock.close()
+    assert data.startswith(b"HTTP/1.1 %d" % status), data[:200]
+    body = json.loads(data.split(b"\r\n\r\n", 1)[1])
+    assert body["error"]["type"] == "invalid_request_error" and body["error"]["message"]
+    assert httpx.get(timed.url + "/health", timeout=5).status_code == 200
+
+
 def test_every_answer_carries_a_request_id(timed):
     ok = httpx.get(timed.url + "/health", timeout=5)
     missing = httpx.get(timed.url + "/nowhere", timeout=5)

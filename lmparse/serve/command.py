@@ -9,8 +9,8 @@ import sys
 
 from .app import (DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONCURRENCY, DEFAULT_MAX_MODEL_LEN,
                   create_app, simulated_binding, upstream_binding)
-from .connections import (DEFAULT_SHUTDOWN_GRACE, DEFAULT_TIMEOUT_HEADERS, DEFAULT_TIMEOUT_KEEP_ALIVE, GracefulServer,
-                          head_timeout_protocol)
+from .connections import (DEFAULT_MAX_HEADER_BYTES, DEFAULT_SHUTDOWN_GRACE, DEFAULT_TIMEOUT_HEADERS,
+                          DEFAULT_TIMEOUT_KEEP_ALIVE, GracefulServer, head_timeout_protocol)
 from .families import FAMILIES, get_family, missing_parsers
 from .guards import default_allowed_hosts
 from .logs import LOG_FORMATS
@@ -60,6 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
                    help="OpenAI delta field for reasoning (default reasoning_content)")
     p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="request body size limit")
+    p.add_argument("--max-header-bytes", type=int, default=DEFAULT_MAX_HEADER_BYTES, metavar="N",
+                   help=f"request line and headers size limit; more is a 431 (default {DEFAULT_MAX_HEADER_BYTES})")
     p.add_argument("--max-model-len", type=int, default=DEFAULT_MAX_MODEL_LEN, metavar="TOKENS",
                    help=f"the model's context length: a larger max_tokens is a 400 (default {DEFAULT_MAX_MODEL_LEN})")
     p.add_argument("--max-concurrency", type=int, default=DEFAULT_MAX_CONCURRENCY, metavar="N",
@@ -181,8 +183,8 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level, args.log_format)
     if args.api_key_file:
         args.api_key = read_key_file(args.api_key_file)
-    if args.max_concurrency < 1 or args.max_model_len < 1:
-        raise ValueError("--max-concurrency and --max-model-len must be at least 1")
+    if min(args.max_concurrency, args.max_model_len, args.max_header_bytes) < 1:
+        raise ValueError("--max-concurrency, --max-model-len and --max-header-bytes must be at least 1")
     if min(args.timeout_headers, args.timeout_body, args.timeout_keep_alive) <= 0 or args.shutdown_grace < 0:
         raise ValueError("the --timeout-* options must be positive and --shutdown-grace not negative")
     families = _families(args)
@@ -214,7 +216,8 @@ def run(args: argparse.Namespace) -> int:
                      signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20))
     # lmparse writes the access lines (logs.AccessLog); uvicorn's loggers go to the same root handler.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
-                            log_config=None, http=head_timeout_protocol(args.timeout_headers),
+                            log_config=None, http=head_timeout_protocol(args.timeout_headers, args.max_header_bytes),
+                            h11_max_incomplete_event_size=args.max_header_bytes,
                             timeout_keep_alive=args.timeout_keep_alive,
                             # a backstop: the app itself ends its generations after the grace
                             timeout_graceful_shutdown=int(args.shutdown_grace) + 5)
