@@ -136,14 +136,47 @@ class PseudoTokenizer(Tokenizer):
         return out
 
 
+_PIECE = 32 * 1024  # characters per encode call when a long text is cut (a few ms of work each)
+
+
+def _cuts(text: str, boundary: re.Pattern[str]) -> list[str]:
+    """``text`` cut into pieces of about ``_PIECE`` characters, each cut just before a match of
+    ``boundary`` (a special token: tokenizers split those out before anything else, so the
+    pieces' ids joined are exactly the ids of the whole)."""
+    pieces, pos = [], 0
+    while len(text) - pos > _PIECE:
+        found = boundary.search(text, pos + _PIECE)
+        if found is None:
+            break
+        pieces.append(text[pos:found.start()])
+        pos = found.start()
+    pieces.append(text[pos:])
+    return pieces
+
+
+def _boundary(tokens: Iterable[str]) -> re.Pattern[str] | None:
+    tokens = sorted(set(tokens), key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, tokens))) if tokens else None
+
+
 def _load_hf(path: Path) -> tuple[Callable, Callable]:
     from tokenizers import Tokenizer as HfTokenizer
 
     tok = HfTokenizer.from_str(gzip.decompress(path.read_bytes()).decode())
-    # encode_batch gives the same ids as encode but releases the GIL while it works, so a
-    # long prompt counted in the worker pool does not stall the event loop's thread.
-    return (lambda text: tok.encode_batch([text], add_special_tokens=False)[0].ids,
-            lambda ids: tok.decode(list(ids), skip_special_tokens=False))
+    # Added tokens that take no neighbouring whitespace are split out first: cuts before them are exact.
+    boundary = _boundary(t.content for t in tok.get_added_tokens_decoder().values()
+                         if not (t.lstrip or t.rstrip or t.single_word) and t.content)
+
+    def encode(text: str) -> list[int]:
+        """encode_batch gives the same ids as encode but releases the GIL while it works (so a
+        long prompt counted in the worker pool does not stall the event loop's thread), and
+        encodes a long prompt's pieces in parallel."""
+        pieces = _cuts(text, boundary) if boundary is not None else [text]
+        if len(pieces) == 1:
+            return tok.encode_batch(pieces, add_special_tokens=False)[0].ids
+        return [i for e in tok.encode_batch(pieces, add_special_tokens=False) for i in e.ids]
+
+    return encode, lambda ids: tok.decode(list(ids), skip_special_tokens=False)
 
 
 def _load_harmony(root: Path | None) -> tuple[Callable, Callable]:
@@ -157,7 +190,14 @@ def _load_harmony(root: Path | None) -> tuple[Callable, Callable]:
     from openai_harmony import HarmonyEncodingName, load_harmony_encoding
 
     enc = load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS)
-    return (lambda text: enc.encode(text, allowed_special="all"), lambda ids: enc.decode(list(ids)))
+    boundary = _boundary(enc.special_tokens_set)
+
+    def encode(text: str) -> list[int]:
+        """openai-harmony holds the GIL while it encodes, so one call on a prompt of megabytes
+        would stall the event loop's thread: a long text is encoded a piece at a time."""
+        return [i for piece in _cuts(text, boundary) for i in enc.encode(piece, allowed_special="all")]
+
+    return encode, lambda ids: enc.decode(list(ids))
 
 
 def load_tokenizer(data_name: str | None, family: str, markers: Iterable[str] = ()) -> Tokenizer:
