@@ -82,7 +82,11 @@ class PythonicToolParser(ToolParser):
                 elif (close := _LIST_END.match(text, pos)) is not None:
                     self._payload_closed = True
                     pos = close.end()
-                elif not final and n - pos <= _MAX_HEAD and _HEAD_PREFIX.match(text, pos):
+                elif n - pos <= _MAX_HEAD and _HEAD_PREFIX.match(text, pos):
+                    if final and self._committed:  # a later call's head, cut off: syntax
+                        if text[pos:].strip():
+                            self._calls.cut(text[pos:])
+                        return n
                     return pos
                 else:
                     self._reject(deltas)  # not a call: the block is text, or ends here
