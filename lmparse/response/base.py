@@ -225,13 +225,9 @@ class BaseResponseParser(ResponseParser):
             if opening:
                 append_text(deltas, self._resume == _PLAIN, opening)
             return again, 0, True
-        if status == TRUNCATED:
-            # The reply ended inside a call not yet named: its markup is syntax, kept in
-            # ``dropped`` with the reason (never content or reasoning).
+        if status == TRUNCATED:  # the reply ended before its call was named: the markup goes to ``dropped``
             self.tool_parser.record_cut(replay.take(rest[:consumed]))  # type: ignore[union-attr]
-            self._state = _AFTER_BLOCK
-            return buf, pos + consumed, True
-        if consumed and replay.holding:
+        elif consumed and replay.holding:
             replay.advance(committed, rest[:consumed])
         pos += consumed
         if status == OPEN:
