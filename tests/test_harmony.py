@@ -201,9 +201,9 @@ RAW = [
         Expected("Hel", "a"),
     ),
     (
-        "truncated_mid_header_is_text",
+        "truncated_mid_header_is_dropped",  # issue 10 item 8: a cut header is syntax, never content
         "<|channel|>analysis<|message|>r<|end|><|start|>assistant<|channel|>commentary to=functions.get_wea",
-        Expected("assistant<|channel|>commentary to=functions.get_wea", "r"),
+        Expected(None, "r"),
     ),
     ("final_ended_by_end", "<|channel|>final<|message|>Bye.<|end|>", Expected("Bye.", None)),
     ("echoed_start_assistant", "<|start|>assistant<|channel|>final<|message|>Hi<|return|>", Expected("Hi", None)),

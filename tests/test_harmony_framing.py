@@ -182,13 +182,23 @@ def test_a_rejected_header_is_content():
     assert framer.state is BODY and out.folded() == ("bogus headerbody", None, [])
 
 
-@pytest.mark.parametrize("event,after", [(Event.STOP, BETWEEN), (Event.EOS, BETWEEN), (Event.START, HEADER)])
+@pytest.mark.parametrize("event,after", [(Event.STOP, BETWEEN), (Event.START, HEADER)])
 def test_a_header_that_never_completes_goes_back_as_content(event, after):
     framer, messages, out = framer_in(OPENING)
     framer.handle(Event.CHANNEL, "<|channel|>", out)
     framer.handle(Event.TEXT, "final", out)
     framer.handle(event, None, out)
     assert framer.state is after and out.folded() == ("<|channel|>final", None, [])
+
+
+def test_a_header_cut_off_by_the_end_of_the_reply_is_dropped_syntax():
+    framer, messages, out = framer_in(OPENING)
+    framer.handle(Event.CHANNEL, "<|channel|>", out)
+    framer.handle(Event.TEXT, "analysis", out)
+    framer.handle(Event.EOS, None, out)
+    assert framer.state is BETWEEN and out.folded() == (None, None, [])
+    assert [(d.text, d.reason) for d in framer._router.dropped] == [
+        ("<|channel|>analysis", "truncated: the reply ended inside a message header")]
 
 
 def test_a_body_cut_off_by_eos_is_ended_without_a_stop():

@@ -209,7 +209,8 @@ def expect(name: str, family: str, view: dict) -> None:
     if name == "max_output_tokens":
         assert view["status"] == "incomplete" and view["incomplete"] == {"reason": "max_output_tokens"}
         assert view["usage"][1] == 5
-        assert view["items"][-1][-1] == "incomplete"
+        # Cut inside the call's head, the markup is dropped (issue 10 item 8): maybe no item at all.
+        assert not view["items"] or view["items"][-1][-1] == "incomplete"
     if name == "json_schema":
         assert json.loads(text_of(view)) == {"city": "Lyon", "population": 1}
     if name == "summary":

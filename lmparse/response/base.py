@@ -11,6 +11,7 @@ The router is a state table (``_TEXT_HANDLERS``, one handler per text state)::
     PLAIN | REASONING[_START] --(tool open tag)------------------------> TOOL
     TOOL             --(block closed)---------------------------------> AFTER_BLOCK
     TOOL             --(block rejected: its text is routed again)-----> where it came from
+    TOOL             --(block truncated: the reply ended; markup dropped)--> AFTER_BLOCK
     AFTER_BLOCK      --(whitespace; dropped if another block follows)--> where it came from
 
 A reply starts in PLAIN_START (when the tool parser allows a bare start) or PLAIN, or
@@ -31,7 +32,7 @@ from ..messages import DeltaMessage, ParsedMessage
 from ..reasoning import ReasoningParser
 from ..registry import ResponseParserManager
 from ..request import ParserRequest
-from ..tools.base import OPEN, REJECTED, BlockStep, Deltas, DroppedCall, ToolParser, build_tool_calls
+from ..tools.base import OPEN, REJECTED, TRUNCATED, BlockStep, Deltas, DroppedCall, ToolParser, build_tool_calls
 from .replay import BlockReplay
 from .tokens import ReasoningTokenCounter
 
@@ -224,7 +225,9 @@ class BaseResponseParser(ResponseParser):
             if opening:
                 append_text(deltas, self._resume == _PLAIN, opening)
             return again, 0, True
-        if consumed and replay.holding:
+        if status == TRUNCATED:  # the reply ended before its call was named: the markup goes to ``dropped``
+            self.tool_parser.record_cut(replay.take(rest[:consumed]))  # type: ignore[union-attr]
+        elif consumed and replay.holding:
             replay.advance(committed, rest[:consumed])
         pos += consumed
         if status == OPEN:

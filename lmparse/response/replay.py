@@ -2,7 +2,9 @@
 
 A block that the tool parser rejects before anything of it is committed was never a
 call: its opening goes out as text and everything after the opening is routed again (it
-may hold a real block).  Until the block commits, the router keeps what the tool parser
+may hold a real block).  A block that the end of the reply cuts off before it commits,
+and that the tool parser takes for a call cut off, is syntax: its text is the record
+that ``dropped`` keeps.  Until the block commits, the router keeps what the tool parser
 consumed of it here; once it commits, or closes, the copy is let go.
 """
 
@@ -39,6 +41,13 @@ class BlockReplay:
     def clear(self) -> None:
         self._parts = []
         self.holding = False
+
+    def take(self, rest: str) -> str:
+        """The block was cut off by the end of the reply; ``rest`` is the last text the tool
+        parser consumed of it.  Returns the block's whole text, opening included."""
+        parts = self._parts[1:] if self._opening_in_payload else self._parts
+        self.clear()
+        return "".join(parts) + rest
 
     def replay(self, rest: str) -> tuple[str, str, int]:
         """The block was rejected; ``rest`` is what the tool parser had not consumed.

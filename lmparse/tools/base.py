@@ -2,9 +2,11 @@
 
 The response parser hands a tool parser the text after an outer open tag;
 ``feed_tool_block`` consumes a prefix of it and says, in one ``BlockStep`` value, how
-much it consumed, whether the block is still open, closed, or rejected (it never held a
-call: its text goes back to the reply), and whether anything of it is committed (reached
-a client or ``dropped``).  A dialect implements only ``_consume_stream_payload`` for its
+much it consumed, whether the block is still open, closed, rejected (it never held a
+call: its text goes back to the reply) or truncated (the reply ended inside it before it
+committed, and it is a call cut off: syntax, recorded in ``dropped``; see
+``_cut_is_syntax``), and whether anything of it is committed (reached a client or
+``dropped``).  A dialect implements only ``_consume_stream_payload`` for its
 inner grammar and reports its end with ``_payload_closed``; the outer close tag lives
 here, and every call goes through one ``CallEmitter`` (``lmparse.tools.calls``): identity
 first, name filtering with dense indices, held pre-name arguments, drop records.
@@ -27,17 +29,17 @@ from ..messages import FunctionCall, ToolCall
 from ..request import ParserRequest
 from .calls import NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_id
 
-__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "RUN_STEPS", "run_step", "DroppedCall", "Deltas",
-           "build_tool_calls",
-           "new_call_id"]
+__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "TRUNCATED", "RUN_STEPS", "run_step", "DroppedCall",
+           "Deltas", "build_tool_calls", "new_call_id"]
 
 logger = logging.getLogger("lmparse")
 
 # A block's status after a step.
-BlockStatus = Literal["open", "closed", "rejected"]
+BlockStatus = Literal["open", "closed", "rejected", "truncated"]
 OPEN: BlockStatus = "open"
 CLOSED: BlockStatus = "closed"
 REJECTED: BlockStatus = "rejected"
+TRUNCATED: BlockStatus = "truncated"  # all of the text consumed: the router records the block's markup
 # How many characters of stray text a block may hold before its close tag.
 _STRAY_LIMIT = 32
 
@@ -115,6 +117,9 @@ class ToolParser:
                 self._run_open = False
                 pos = self._consume_stream_payload(text, deltas, final=final)
                 if final and not self._payload_closed and not self._rejected:
+                    if not self._committed and self._cut_is_syntax():
+                        self._calls.abandon()  # the router records the markup (``record_cut``)
+                        return _new_step(BlockStep, (len(text), TRUNCATED, False))
                     self._finish_payload(deltas)
                     self._payload_closed = True
             if self._payload_closed and not self._rejected:
@@ -180,13 +185,32 @@ class ToolParser:
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         raise NotImplementedError
 
-    def _finish_payload(self, deltas: Deltas) -> None:
-        """Input ended inside the payload: close what was emitted, invent nothing.
+    def _cut_is_syntax(self) -> bool:
+        """The reply ended inside this block, which committed nothing and which the dialect
+        has not rejected (what it read is still a viable prefix of its grammar): whether it
+        is a call cut off -- syntax, recorded in ``dropped`` with its markup -- or text.
 
-        A call whose name never arrived is not a call: unless the block already
-        committed, the whole block goes back to the text it came from."""
+        A block opened by a tool open tag is syntax, even with nothing after the tag yet.
+        A block with no open tag (a bare start, a payload open tag) is a call only once it
+        proves itself (its first call commits), so one cut off before that is text."""
+        return not self._bare
+
+    def record_cut(self, markup: str) -> None:
+        """The router's half of a ``TRUNCATED`` step: the block's text, for ``dropped``."""
+        self._calls.cut(markup)
+
+    def _finish_payload(self, deltas: Deltas) -> None:
+        """Input ended inside the payload of a block that committed (or a bare block that
+        never proved itself): close what was emitted, invent nothing.
+
+        A call whose name never arrived is not a call: after an earlier call of the block
+        it is recorded as cut off; in an unproven bare block the whole block goes back to
+        the text it came from."""
         if self._calls.state == UNNAMED:
-            self._reject(deltas)
+            if self._committed:
+                self._calls.cut(None)  # its markup was consumed as the block's syntax
+            else:
+                self._reject(deltas)
         else:
             self._end_call(deltas)
 

@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 from ..messages import DeltaFunctionCall, DeltaMessage, DeltaToolCall
 
-__all__ = ["CallEmitter", "DroppedCall", "Deltas", "new_call_id", "NO_CALL", "UNNAMED", "ACCEPTED", "DROPPED"]
+__all__ = ["CallEmitter", "DroppedCall", "Deltas", "new_call_id", "NO_CALL", "UNNAMED", "ACCEPTED", "DROPPED",
+           "TRUNCATED_HEAD"]
 
 logger = logging.getLogger("lmparse")
 
@@ -24,6 +25,8 @@ Deltas = list[tuple[DeltaMessage, bool]]
 
 # Where the current call stands.
 NO_CALL, UNNAMED, ACCEPTED, DROPPED = range(4)
+# Why markup cut off by the end of the reply reached no client (see ``CallEmitter.cut``).
+TRUNCATED_HEAD = "truncated: the reply ended before the call's name was complete"
 
 
 def new_call_id() -> str:
@@ -31,16 +34,22 @@ def new_call_id() -> str:
 
 
 class DroppedCall:
-    """A call the model wrote that no client saw, and why."""
+    """A call the model wrote that no client saw, and why.
 
-    __slots__ = ("name", "reason")
+    ``text`` is the markup itself when the record stands for syntax that the end of the
+    reply cut off before anything of it reached a client (a block opened but its call not
+    yet named, a Harmony header without its ``<|message|>``); None otherwise."""
 
-    def __init__(self, name: str | None, reason: str) -> None:
+    __slots__ = ("name", "reason", "text")
+
+    def __init__(self, name: str | None, reason: str, text: str | None = None) -> None:
         self.name = name
         self.reason = reason
+        self.text = text
 
     def __repr__(self) -> str:
-        return f"DroppedCall(name={self.name!r}, reason={self.reason!r})"
+        text = "" if self.text is None else f", text={self.text!r}"
+        return f"DroppedCall(name={self.name!r}, reason={self.reason!r}{text})"
 
 
 class CallEmitter:
@@ -141,6 +150,14 @@ class CallEmitter:
         self._held = []
         self.dropped.append(DroppedCall(name, reason))
         logger.info("tool call dropped: name=%r reason=%s", name, reason)
+
+    def cut(self, text: str | None, reason: str = TRUNCATED_HEAD) -> None:
+        """The reply ended before the current call (if one began) got its name: there is no
+        call, and the record keeps the markup read so far (``text``, when its owner kept it)."""
+        self.state = NO_CALL
+        self._held = []
+        self.dropped.append(DroppedCall(None, reason, text))
+        logger.info("markup cut off by the end of the reply: %s", reason)
 
     def flush(self) -> None:
         """Join the pending argument text into this chunk's delta (call at the chunk's end)."""

@@ -126,7 +126,7 @@ class SectionToolParser(JsonRunLane):
                 pos = _skip_ws(text, pos + len(prefix), n)
                 self._prefix_open = False
             if pos == n or (self._prefix_open and prefix.startswith(text[pos:])):
-                return pos
+                return n if final else pos  # at the end of the reply, a cut-off fence is syntax
         pos = arguments.consume(text, pos, deltas, final)
         if arguments.scanner.done:
             arguments.flush(deltas)
@@ -145,7 +145,7 @@ class SectionToolParser(JsonRunLane):
             marker = markers.startswith_at(text, pos)
             if marker is None:
                 if markers.is_proper_prefix(text, pos):
-                    return start
+                    return n if final else start  # at the end of the reply, a cut-off marker is syntax
                 found = markers.search(text, pos)
                 # Whitespace before a marker, and a marker cut off at the end, are syntax
                 # however the text was chunked.

@@ -31,8 +31,12 @@ ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
 SEARCH_BUDGET = 4000  # finds one spelling search may spend before falling back
 
 
-def check_conservation(text: str, deltas: Deltas) -> None:
-    """See the module docstring; raises AssertionError naming the first fault."""
+def check_conservation(text: str, deltas: Deltas, dropped: Sequence[str] = ()) -> None:
+    """See the module docstring; raises AssertionError naming the first fault.
+
+    ``dropped`` are the texts the parser's ``dropped`` records keep (markup cut off by the
+    end of the reply, so found from the end): each must be a stretch of the input, in order,
+    that the stream left unaccounted; it is then accounted as syntax."""
     taken: list[int] = []  # input positions the stream accounts for
     converted: list[int] = []  # input positions that are a converted call's syntax
     pos, converted_from = 0, None
@@ -55,8 +59,20 @@ def check_conservation(text: str, deltas: Deltas) -> None:
         converted.extend(range(converted_from, len(text)))
     assert len(taken) == len(set(taken)), "an input character was emitted twice"
     accounted = set(taken) | set(converted)
+    _take_dropped(text, dropped, accounted)
     for run in _unaccounted(text, accounted):
         assert _is_syntax(run), f"input {run!r} ended in no channel and is not syntax"
+
+
+def _take_dropped(text: str, dropped: Sequence[str], accounted: set[int]) -> None:
+    end = len(text)
+    for markup in reversed(dropped):
+        found = text.rfind(markup, 0, end)
+        while found >= 0 and not accounted.isdisjoint(range(found, found + len(markup))):
+            found = text.rfind(markup, 0, found + len(markup) - 1)
+        assert found >= 0, f"dropped markup {markup!r} is not an unaccounted stretch of the input before {end}"
+        accounted.update(range(found, found + len(markup)))
+        end = found
 
 
 def _segments(deltas: Deltas) -> list[Segment]:

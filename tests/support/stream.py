@@ -93,9 +93,10 @@ def feed(parser: Parser, chunks: Sequence[str], token_ids: Sequence[Sequence[int
     return out
 
 
-def check_invariants(deltas: Deltas, text: str | None = None) -> None:
+def check_invariants(deltas: Deltas, text: str | None = None, dropped: Sequence[str] = ()) -> None:
     """Identity first, dense ascending indices, one channel per delta, nothing empty; and,
-    given the input ``text``, conservation (``check_conservation``)."""
+    given the input ``text``, conservation (``check_conservation``; ``dropped``: the markup
+    the parser's drop records keep)."""
     seen: list[int] = []
     for delta, has_tools in deltas:
         channels = [delta.content is not None, delta.reasoning_content is not None, bool(delta.tool_calls)]
@@ -120,7 +121,7 @@ def check_invariants(deltas: Deltas, text: str | None = None) -> None:
     ids = [tc.id for d, _ in deltas for tc in d.tool_calls or () if tc.id]
     assert len(ids) == len(set(ids)), "call ids must be unique"
     if text is not None:
-        check_conservation(text, deltas)
+        check_conservation(text, deltas, dropped)
 
 
 def random_chunks(text: str, rng: random.Random, max_size: int = 12) -> list[str]:

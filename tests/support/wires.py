@@ -156,6 +156,10 @@ INTERNLM = JsonWire(id="internlm", tool_parser="internlm", reasoning_parser="def
                     open="<|action_start|><|plugin|>\n", close="<|action_end|>", field="parameters",
                     tokenizers=("internlm2",))
 TAGGED = (QWEN, INTERNLM)
+# Llama 3.1/3.2 JSON after <|python_tag|> (its bare start is tested in test_json_dialects.py);
+# not in ALL_WIRES: it has no reasoning parser for the matrix's reasoning cases.
+LLAMA3 = JsonWire(id="llama3", tool_parser="llama3", reasoning_parser=None, open="<|python_tag|>", close="",
+                  field="parameters", tokenizers=("llama-3.2",), to_plain="", thinking_off=None)
 
 
 # ---- XML-like: qwen3coder, glm45/glm47, seed-oss, minimax-m2 -----------------------------------

@@ -9,9 +9,11 @@ a body) and the ``Router`` (deltas).  Everything that decides a transition lives
 ``<|constrain|>`` is text wherever a header or body is open; ``<|message|>`` is text inside a
 body.  ``RECIPIENT`` is the reply's first text when it starts like ``to=functions.NAME``: the
 first message's header may name its recipient before its channel, as the official template
-renders it; lexers send it only in ``OPENING``.  A header that never completes, or that the
-grammar rejects, is not syntax after all: its text goes back as content, so a bad sequence
-loses no text and never raises out of ``stream_chunk``.
+renders it; lexers send it only in ``OPENING``.  A header that the grammar rejects, or that
+another message's start or a stop interrupts, is not syntax after all: its text goes back as
+content, so a bad sequence loses no text and never raises out of ``stream_chunk``.  A header
+that the end of the reply cuts off (``<|channel|>analysis`` with no ``<|message|>``) is
+syntax: its text goes to ``dropped`` with the reason, never to content or reasoning.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ FRAMING: dict[Framing, dict[Event, Plan]] = {
         Event.MESSAGE: (("finish_header",), _B),
         Event.STOP: (("header_to_content",), _N),
         Event.TEXT: (("header_text",), _H),
-        Event.EOS: (("header_to_content",), _N),
+        Event.EOS: (("cut_header",), _N),
     },
     _B: {
         Event.START: (("cut_body", "open_header"), _H),
@@ -212,6 +214,12 @@ class Framer(Generic[P]):
             router.begin(out, None, None)
             router.text(out, text)
             router.end(out)
+
+    def cut_header(self, payload: P | None, out: Deltas) -> None:
+        """The reply ended inside a header: syntax cut off, kept in ``dropped``."""
+        text = self._messages.drop_header()
+        if text:
+            self._router.cut(text)
 
     def plain_body(self, payload: P | None, out: Deltas) -> None:
         self._begin(out, None, None)

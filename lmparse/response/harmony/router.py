@@ -21,7 +21,9 @@ from ...request import ParserRequest
 from ...tools.calls import ACCEPTED, CallEmitter, Deltas, DroppedCall, new_call_id
 from .header import function_name
 
-__all__ = ["Router"]
+__all__ = ["Router", "TRUNCATED_HEADER"]
+
+TRUNCATED_HEADER = "truncated: the reply ended inside a message header"
 
 _CONTENT, _REASONING, _CALL, _DISCARD = range(4)
 
@@ -70,6 +72,10 @@ class Router:
             route = _CALL if self._calls.state == ACCEPTED else _DISCARD
         self._route = route
         self.counting = channel == "analysis" or route == _REASONING
+
+    def cut(self, header: str) -> None:
+        """A header the end of the reply cut off: recorded with its text, routed nowhere."""
+        self._calls.cut(header, TRUNCATED_HEADER)
 
     def text(self, out: Deltas, text: str) -> None:
         if not text:

@@ -35,14 +35,17 @@ class Glm47ToolParser(XmlToolParser):
     render_newlines = False
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
-        pos = skip_ws(payload, pos)
+        start, pos = pos, skip_ws(payload, pos)
         stop = _NAME_END.search(payload, pos)
         end = len(payload) if stop is None else stop.start()
         name = payload[pos:end].strip()
         if any(c.isspace() for c in name):
             return MALFORMED  # prose, not a function name (rejected early: never held long)
         if stop is None:
-            return None  # even at the end of input: a name without its terminator may be cut short
+            # Even at the end of the reply a name without its terminator may be cut short,
+            # where templates write one: right after the tag.  After whitespace it is prose
+            # (``use <tool_call> tags``).
+            return MALFORMED if final and pos > start else None
         if not name:
             return pos, None, "done"
         # A name counts once the syntax after it is confirmed: ``<tool_call> x <tool_call>`` is prose.

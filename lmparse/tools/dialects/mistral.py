@@ -52,6 +52,7 @@ class MistralToolParser(JsonToolParser):
         self._stage = _NAME
         self._word = ""
         self._name = ""
+        self._spaced = False  # whitespace came between the marker and the name
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         if not self._form:
@@ -71,7 +72,8 @@ class MistralToolParser(JsonToolParser):
         pos, n = 0, len(text)
         while True:
             if self._stage == _NAME and not self._word:
-                pos = skip_ws(text, pos)
+                start, pos = pos, skip_ws(text, pos)
+                self._spaced = self._spaced or pos > start
             end = _WORD.match(text, pos).end()  # type: ignore[union-attr]  # it matches the empty string
             word = self._word + text[pos:end]
             pos = end
@@ -80,6 +82,10 @@ class MistralToolParser(JsonToolParser):
                 return pos
             self._word = word
             if pos == n:
+                if final and self._spaced and self._stage == _NAME:
+                    # A word cut off by the end of the reply is a name only where templates
+                    # write one, right after the marker; after whitespace it is prose.
+                    self._reject(deltas)
                 return pos
             if word and self._stage == _NAME and text.startswith(CALL_ID, pos):
                 self._name, self._word, self._stage = word, "", _ID
@@ -101,8 +107,8 @@ class MistralToolParser(JsonToolParser):
                 self._emit_name(deltas, word)
                 self._arguments.reset()
                 return value
-            if not final and (value == n or at_partial(text, pos, ARGS, CALL_ID)):
-                return pos
+            if value == n or at_partial(text, pos, ARGS, CALL_ID):
+                return pos  # (at the end of the reply, a head cut off here is the block's syntax)
             self._reject(deltas)  # prose after the marker: the block is text
             return pos
 

@@ -13,7 +13,8 @@ arguments as JSON (``json.dumps`` of each literal, in the written order, duplica
 Arguments cannot stream earlier: a call is known to be valid only at its ``)``.
 
 Validity: a block holding no valid call (``[1, 2]``, ``[see (here)]``, ``[]``,
-``[print(x)]``, a first call cut off by the end of input) is text exactly as written.
+``[print(x)]``, a bare list's first call cut off by the end of input) is text exactly as
+written; after ``<|python_start|>`` a first call cut off is syntax (``dropped``).
 Once a block holds a call (or a call to a name the request does not expose), the
 other calls that are not tool calls -- positional or ``**`` arguments, a value that is
 not a literal with a JSON form (names, expressions, bytes, sets, complex, inf/nan), cut
@@ -82,7 +83,11 @@ class PythonicToolParser(ToolParser):
                 elif (close := _LIST_END.match(text, pos)) is not None:
                     self._payload_closed = True
                     pos = close.end()
-                elif not final and n - pos <= _MAX_HEAD and _HEAD_PREFIX.match(text, pos):
+                elif n - pos <= _MAX_HEAD and _HEAD_PREFIX.match(text, pos):
+                    if final and self._committed:  # a later call's head, cut off: syntax
+                        if text[pos:].strip():
+                            self._calls.cut(text[pos:])
+                        return n
                     return pos
                 else:
                     self._reject(deltas)  # not a call: the block is text, or ends here
