@@ -139,12 +139,12 @@ class PseudoTokenizer(Tokenizer):
 _PIECE = 32 * 1024  # characters per encode call when a long text is cut (a few ms of work each)
 
 
-def _cuts(text: str, boundary: re.Pattern[str]) -> list[str]:
+def _cuts(text: str, boundary: re.Pattern[str] | None) -> list[str]:
     """``text`` cut into pieces of about ``_PIECE`` characters, each cut just before a match of
     ``boundary`` (a special token: tokenizers split those out before anything else, so the
     pieces' ids joined are exactly the ids of the whole)."""
     pieces, pos = [], 0
-    while len(text) - pos > _PIECE:
+    while boundary is not None and len(text) - pos > _PIECE:
         found = boundary.search(text, pos + _PIECE)
         if found is None:
             break
@@ -171,7 +171,7 @@ def _load_hf(path: Path) -> tuple[Callable, Callable]:
         """encode_batch gives the same ids as encode but releases the GIL while it works (so a
         long prompt counted in the worker pool does not stall the event loop's thread), and
         encodes a long prompt's pieces in parallel."""
-        pieces = _cuts(text, boundary) if boundary is not None else [text]
+        pieces = _cuts(text, boundary)
         if len(pieces) == 1:
             return tok.encode_batch(pieces, add_special_tokens=False)[0].ids
         return [i for e in tok.encode_batch(pieces, add_special_tokens=False) for i in e.ids]
