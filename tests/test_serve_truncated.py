@@ -121,3 +121,16 @@ def test_responses_cut_at_every_token(server: Any, family: str) -> None:
         events = sse(server, "/v1/responses", body)
         streamed = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
         assert not streamed and events[-1]["type"] == "response.incomplete", (k, streamed)
+
+
+def test_cut_off_markup_is_counted_as_truncated_not_rejected(server):
+    def dropped(kind: str) -> float:
+        text = httpx.get(server.url + "/metrics", timeout=10).text
+        return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                   if line.startswith(f'lmparse_tool_calls_dropped_total{{kind="{kind}"}}'))
+
+    rejected, truncated = dropped("rejected"), dropped("truncated")
+    for family in FAMILIES:
+        chat(server, family, max_tokens=1)  # inside the first header / the open tag at most
+    assert dropped("rejected") == rejected
+    assert dropped("truncated") >= truncated + 1

@@ -16,7 +16,8 @@ _HELP = {
     "lmparse_streamed_tokens_total": ("counter", "Completion tokens generated and parsed."),
     "lmparse_reasoning_tokens_total": ("counter", "Completion tokens inside reasoning."),
     "lmparse_tool_calls_emitted_total": ("counter", "Tool calls sent to clients."),
-    "lmparse_tool_calls_dropped_total": ("counter", "Tool calls the model wrote that no client saw."),
+    "lmparse_tool_calls_dropped_total": ("counter", "Tool calls the model wrote that no client saw: kind=rejected "
+                                         "(unknown, malformed, filtered), kind=truncated (markup the end cut off)."),
     "lmparse_parse_cpu_seconds_total": ("counter", "CPU time spent in the response parsers."),
     "lmparse_engine_cancelled_total": ("counter", "Generations stopped because the client went away."),
     "lmparse_engine_completed_total": ("counter", "Generations that ran to their finish reason."),

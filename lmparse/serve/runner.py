@@ -227,7 +227,8 @@ class ChatRunner:
         m.inc("lmparse_streamed_tokens_total", self.usage.completion_tokens)
         m.inc("lmparse_reasoning_tokens_total", self.usage.reasoning_tokens)
         m.inc("lmparse_tool_calls_emitted_total", self.tool_calls)
-        m.inc("lmparse_tool_calls_dropped_total", len(self._parser.dropped))
+        for dropped in self._parser.dropped:  # cut-off markup apart from calls refused
+            m.inc("lmparse_tool_calls_dropped_total", kind="rejected" if dropped.text is None else "truncated")
         m.inc("lmparse_parse_cpu_seconds_total", self.parse_cpu)
         m.inc("lmparse_engine_completed_total" if self.completed else
               "lmparse_engine_failed_total" if self.failed else "lmparse_engine_cancelled_total")
