@@ -25,6 +25,7 @@ folded: there is no second grammar.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ..markers import WHITESPACE, MarkerSet
@@ -40,6 +41,8 @@ __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
 
 # Router states.
 _PLAIN_START, _PLAIN, _REASONING_START, _REASONING, _TOOL, _AFTER_BLOCK = range(6)
+# A whole special token as chat templates spell them: ``<|name|>``, or DeepSeek's ``<｜name｜``.
+_SPECIAL_PIECE = re.compile(r"<\|[^|<>\s]{1,48}\|>|<｜[^｜<>\s]{1,48}｜")
 _STATE_NAMES = ("plain_start", "plain", "reasoning_start", "reasoning", "tool", "after_block")
 
 
@@ -236,6 +239,22 @@ class BaseResponseParser(ResponseParser):
         self._state = _AFTER_BLOCK
         return buf, pos, True
 
+    def _text_end(self, buf: str, pos: int, markers: MarkerSet, final: bool) -> int:
+        """Where the text of ``buf[pos:]`` (which holds no whole marker) ends: before a
+        possible partial marker, or at the end of the reply, where a partial marker is text
+        too -- unless it is the beginning of a tool open tag that already holds a whole
+        special-token-shaped piece (``<｜DSML｜function_ca``, ``<|action_start|><|plu``):
+        that is markup the end cut off, recorded in ``dropped``, never text."""
+        held = markers.held_start(buf, pos)
+        if not final:
+            return held
+        if held < len(buf) and self.tool_parser is not None and _SPECIAL_PIECE.search(buf, held):
+            tail = buf[held:]
+            if any(tag.startswith(tail) for tag in self._open_tags):
+                self.tool_parser.record_cut(tail)
+                return held
+        return len(buf)
+
     def _after_block(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
         """Whitespace after a block is dropped only if another block follows."""
         ws_end = _skip_ws(buf, pos)
@@ -261,10 +280,10 @@ class BaseResponseParser(ResponseParser):
         markers = self._plain_markers
         match = markers.search(buf, pos)
         if match is None:  # all but a possible partial marker is content
-            end = len(buf) if final else markers.held_start(buf, pos)
+            end = self._text_end(buf, pos, markers, final)
             if end > pos:
                 append_text(deltas, True, buf[pos:end])
-            return end, False
+            return (len(buf) if final else end), False
         start, end = match.span()
         if start > pos:
             append_text(deltas, True, buf[pos:start])
@@ -279,10 +298,10 @@ class BaseResponseParser(ResponseParser):
         markers = self._reasoning_markers
         match = markers.search(buf, pos)
         if match is None:  # all but a possible partial marker is reasoning
-            end = len(buf) if final else markers.held_start(buf, pos)
+            end = self._text_end(buf, pos, markers, final)
             if end > pos:
                 append_text(deltas, False, buf[pos:end])
-            return end, False
+            return (len(buf) if final else end), False
         start, end = match.span()
         if start > pos:
             append_text(deltas, False, buf[pos:start])
@@ -297,13 +316,13 @@ class BaseResponseParser(ResponseParser):
         markers = self._leading_markers
         match = markers.search(buf, pos)
         if match is None:
-            end = len(buf) if final else markers.held_start(buf, pos)
+            end = self._text_end(buf, pos, markers, final)
             if end > pos:
                 text = buf[pos:end]
                 append_text(deltas, False, text)
                 if not text.isspace():
                     self._state = _REASONING
-            return end, False
+            return (len(buf) if final else end), False
         start, end = match.span()
         before = buf[pos:start]
         if before:
