@@ -43,6 +43,17 @@ __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
 _PLAIN_START, _PLAIN, _REASONING_START, _REASONING, _TOOL, _AFTER_BLOCK = range(6)
 # A whole special token as chat templates spell them: ``<|name|>``, or DeepSeek's ``<｜name｜``.
 _SPECIAL_PIECE = re.compile(r"<\|[^|<>\s]{1,48}\|>|<｜[^｜<>\s]{1,48}｜")
+def _cut_off(tail: str, tool_parser: ToolParser | None, open_tags: frozenset[str]) -> bool:
+    """Whether ``tail``, a partial marker the reply ended with, is markup (then recorded in
+    ``dropped``) rather than text.  A cut-off ``<tool_`` may be prose, but the beginning of
+    a tool open tag that already holds a whole special-token-shaped piece
+    (``<｜DSML｜function_ca``, ``<|action_start|><|plu``) is not."""
+    if tool_parser is None or _SPECIAL_PIECE.search(tail) is None or not any(t.startswith(tail) for t in open_tags):
+        return False
+    tool_parser.record_cut(tail)
+    return True
+
+
 _STATE_NAMES = ("plain_start", "plain", "reasoning_start", "reasoning", "tool", "after_block")
 
 
@@ -131,11 +142,10 @@ class BaseResponseParser(ResponseParser):
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
             in_reasoning = reasoning_parser.starts_in_reasoning()
         self._end_tag = end
-        # Marker sets are shared between parsers (MarkerSet.of caches them by content).
-        self._plain_markers = MarkerSet.of((start, *open_tags))
-        self._reasoning_markers = MarkerSet.of((end, *open_tags))
-        # At the start of a reply that begins in reasoning, an explicit open tag is dropped.
-        self._leading_markers = MarkerSet.of((start, end, *open_tags))
+        # Shared between parsers (cached by content); at the start of a reply that begins in
+        # reasoning, an explicit open tag is dropped: ``_leading_markers`` look for it.
+        self._plain_markers, self._reasoning_markers, self._leading_markers = (
+            MarkerSet.of((start, *open_tags)), MarkerSet.of((end, *open_tags)), MarkerSet.of((start, end, *open_tags)))
         if in_reasoning:
             self._state = _REASONING_START
         else:
@@ -241,18 +251,10 @@ class BaseResponseParser(ResponseParser):
 
     def _text_end(self, buf: str, pos: int, markers: MarkerSet, final: bool) -> int:
         """Where the text of ``buf[pos:]`` (which holds no whole marker) ends: before a
-        possible partial marker, or at the end of the reply, where a partial marker is text
-        too -- unless it is the beginning of a tool open tag that already holds a whole
-        special-token-shaped piece (``<｜DSML｜function_ca``, ``<|action_start|><|plu``):
-        that is markup the end cut off, recorded in ``dropped``, never text."""
+        possible partial marker, or at the end of the reply (see ``_cut_off``)."""
         held = markers.held_start(buf, pos)
-        if not final:
+        if not final or (held < len(buf) and _cut_off(buf[held:], self.tool_parser, self._open_tags)):
             return held
-        if held < len(buf) and self.tool_parser is not None and _SPECIAL_PIECE.search(buf, held):
-            tail = buf[held:]
-            if any(tag.startswith(tail) for tag in self._open_tags):
-                self.tool_parser.record_cut(tail)
-                return held
         return len(buf)
 
     def _after_block(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
@@ -276,14 +278,18 @@ class BaseResponseParser(ResponseParser):
             return ws_end, True
         return pos, True
 
+    def _text_tail(self, buf: str, pos: int, markers: MarkerSet, deltas: Deltas, final: bool,
+                   content: bool) -> tuple[int, bool]:
+        """No whole marker from ``pos``: all but a possible partial marker is text."""
+        end = self._text_end(buf, pos, markers, final)
+        if end > pos:
+            append_text(deltas, content, buf[pos:end])
+        return (len(buf) if final else end), False
+
     def _plain(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
-        markers = self._plain_markers
-        match = markers.search(buf, pos)
-        if match is None:  # all but a possible partial marker is content
-            end = self._text_end(buf, pos, markers, final)
-            if end > pos:
-                append_text(deltas, True, buf[pos:end])
-            return (len(buf) if final else end), False
+        match = self._plain_markers.search(buf, pos)
+        if match is None:
+            return self._text_tail(buf, pos, self._plain_markers, deltas, final, True)
         start, end = match.span()
         if start > pos:
             append_text(deltas, True, buf[pos:start])
@@ -295,13 +301,9 @@ class BaseResponseParser(ResponseParser):
         return end, True
 
     def _reasoning(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
-        markers = self._reasoning_markers
-        match = markers.search(buf, pos)
-        if match is None:  # all but a possible partial marker is reasoning
-            end = self._text_end(buf, pos, markers, final)
-            if end > pos:
-                append_text(deltas, False, buf[pos:end])
-            return (len(buf) if final else end), False
+        match = self._reasoning_markers.search(buf, pos)
+        if match is None:
+            return self._text_tail(buf, pos, self._reasoning_markers, deltas, final, False)
         start, end = match.span()
         if start > pos:
             append_text(deltas, False, buf[pos:start])
@@ -313,16 +315,12 @@ class BaseResponseParser(ResponseParser):
 
     def _reasoning_start(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
         """Reasoning at the reply's start: an open tag before any other text is dropped."""
-        markers = self._leading_markers
-        match = markers.search(buf, pos)
+        match = self._leading_markers.search(buf, pos)
         if match is None:
-            end = self._text_end(buf, pos, markers, final)
-            if end > pos:
-                text = buf[pos:end]
-                append_text(deltas, False, text)
-                if not text.isspace():
-                    self._state = _REASONING
-            return (len(buf) if final else end), False
+            step = self._text_tail(buf, pos, self._leading_markers, deltas, final, False)
+            if step[0] > pos and not buf[pos:step[0]].isspace():
+                self._state = _REASONING  # text came: a later open tag is text too
+            return step
         start, end = match.span()
         before = buf[pos:start]
         if before:

@@ -38,6 +38,7 @@ from . import anthropic, openai, responses
 from .bindings import ModelBinding, simulated_binding, upstream_binding
 from .errors import RequestError, internal_message, public
 from .guards import with_guards
+from .inflight import InFlight
 from .logs import AccessLog, request_log
 from .metrics import Metrics, Sample
 from .models import ModelNames, anthropic_model, openai_model
@@ -97,11 +98,8 @@ class _Server:
         self.names = ModelNames(bindings)
         self.api_key = api_key.encode() if api_key else None
         self.max_body_bytes = max_body_bytes
-        self.max_concurrency = max_concurrency
         self.max_model_len = max_model_len
-        self._active = 0  # generations started and not yet finished (streams until they close)
-        self._runners: set[ChatRunner] = set()  # the generations in flight, for a graceful shutdown
-        self._shutting_down = False
+        self.in_flight = InFlight(max_concurrency)
         self.metrics_key = metrics_key
         self.body_timeout = body_timeout
         # Decoding, validation, prompt rendering and tokenization run here, not on the loop.
@@ -187,24 +185,20 @@ class _Server:
     async def _generate(self, request: Request, api: str, module: Any, parse: Callable) -> Any:
         """At most ``max_concurrency`` generations at once; a request over it is a 503 with
         ``Retry-After`` in the API's error shape (a stream holds its slot until it closes)."""
-        if self._shutting_down:
+        refused = self.in_flight.refusal()
+        if refused is not None:
             self.metrics.inc("lmparse_request_errors_total", api=api, status="503")
-            return error_response(RequestError("the server is shutting down", status=503, kind="server_error"),
-                                  anthropic_path(request.url.path, request.headers))
-        if self._active >= self.max_concurrency:
-            self.metrics.inc("lmparse_request_errors_total", api=api, status="503")
-            busy = RequestError(f"the server is at its limit of {self.max_concurrency} concurrent generations; "
-                                "retry shortly", status=503, kind="server_error")
-            request_log(request.scope).reason = busy.message
-            return error_response(busy, anthropic_path(request.url.path, request.headers), headers={"Retry-After": "1"})
-        self._active += 1
+            request_log(request.scope).reason = refused.message
+            return error_response(refused, anthropic_path(request.url.path, request.headers),
+                                  headers={"Retry-After": "1"})
+        self.in_flight.take()
         response = None
         try:
             response = await self._start_generation(request, api, module, parse)
             return response
         finally:
             if not isinstance(response, EventStream):
-                self._active -= 1  # a stream gives its slot back when it closes
+                self.in_flight.give_back()  # a stream gives its slot back when it closes
 
     def _prepare(self, api: str, parse: Callable, body: Any, binding: ModelBinding) -> tuple[Any, Any, Any, Any]:
         """The CPU-heavy part of a generation's start, run off the event loop: the request
@@ -234,20 +228,10 @@ class _Server:
 
     def _closed(self, runner: ChatRunner) -> Callable[[], None]:
         def closed() -> None:
-            self._active -= 1
-            self._runners.discard(runner)
+            self.in_flight.give_back()
+            self.in_flight.done(runner)
             self.metrics.inc("lmparse_requests_in_flight", -1)
         return closed
-
-    def shut_down(self, grace: float) -> None:
-        """Begin a graceful shutdown: refuse new generations (503), let those in flight run
-        for ``grace`` seconds, then end each cleanly (a stream with its API's error event)."""
-        self._shutting_down = True
-
-        def interrupt_all() -> None:
-            for runner in list(self._runners):
-                runner.interrupt("the server is shutting down")
-        asyncio.get_running_loop().call_later(grace, interrupt_all)
 
     async def _start_generation(self, request: Request, api: str, module: Any, parse: Callable) -> Any:
         """The flow every generating route shares: check, convert, start, then stream or fold."""
@@ -262,7 +246,7 @@ class _Server:
         self.metrics.inc("lmparse_requests_total", api=api, stream=str(opts.stream).lower())
         self.metrics.inc("lmparse_requests_in_flight")
         runner = log.runner = ChatRunner(stream, parser, self.metrics, log.request_id)
-        self._runners.add(runner)
+        self.in_flight.track(runner)
         stream.bind_usage(runner.usage)  # the upstream's own prompt count, known at the end
         if opts.stream:
             return EventStream(closing_stream(module.stream_response(runner, opts), stream),
@@ -280,7 +264,7 @@ class _Server:
             return self._failed(request, api, RequestError(f"generation failed: {exc}", status=500,
                                                            kind="server_error"))
         finally:
-            self._runners.discard(runner)
+            self.in_flight.done(runner)
             self.metrics.inc("lmparse_requests_in_flight", -1)
 
     # -- generating routes --
@@ -482,5 +466,5 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
                     exception_handlers={HTTPException: _http_error, Exception: _internal_error})
     app.state.server = server
     outer = AccessLog(with_guards(app, allowed_hosts, cors_origins))
-    outer.shut_down = server.shut_down
+    outer.shut_down = server.in_flight.shut_down
     return outer

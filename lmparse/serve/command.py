@@ -59,6 +59,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="max tokens asked of the engine when a request sets none (default 4096)")
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
                    help="OpenAI delta field for reasoning (default reasoning_content)")
+    _add_limits(p)
+    p.add_argument("--signing-key", default=os.environ.get("LMPARSE_SIGNING_KEY"),
+                   help="key for thinking signatures and reasoning blobs (default $LMPARSE_SIGNING_KEY, else random "
+                        "per process: replayed reasoning then survives no restart)")
+    p.add_argument("--response-store-mb", type=float, default=DEFAULT_STORE_BYTES / 2**20, metavar="MB",
+                   help="memory for stored Responses (previous_response_id); 0 stores none (default 64)")
+    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+    p.add_argument("--log-format", default="text", choices=LOG_FORMATS,
+                   help="text lines or one JSON object per line (access lines carry their fields as keys)")
+    p.add_argument("--quiet", action="store_true", help="do not print the usage examples")
+
+
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    """Sizes, limits, deadlines and the shutdown grace."""
     p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="request body size limit")
     p.add_argument("--max-header-bytes", type=int, default=DEFAULT_MAX_HEADER_BYTES, metavar="N",
                    help=f"request line and headers size limit; more is a 431 (default {DEFAULT_MAX_HEADER_BYTES})")
@@ -79,15 +93,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shutdown-grace", type=float, default=DEFAULT_SHUTDOWN_GRACE, metavar="S",
                    help="on SIGTERM / Ctrl-C, let generations in flight run S seconds more, then end them cleanly "
                         f"(default {DEFAULT_SHUTDOWN_GRACE:g})")
-    p.add_argument("--signing-key", default=os.environ.get("LMPARSE_SIGNING_KEY"),
-                   help="key for thinking signatures and reasoning blobs (default $LMPARSE_SIGNING_KEY, else random "
-                        "per process: replayed reasoning then survives no restart)")
-    p.add_argument("--response-store-mb", type=float, default=DEFAULT_STORE_BYTES / 2**20, metavar="MB",
-                   help="memory for stored Responses (previous_response_id); 0 stores none (default 64)")
-    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
-    p.add_argument("--log-format", default="text", choices=LOG_FORMATS,
-                   help="text lines or one JSON object per line (access lines carry their fields as keys)")
-    p.add_argument("--quiet", action="store_true", help="do not print the usage examples")
 
 
 def _families(args: argparse.Namespace) -> list:

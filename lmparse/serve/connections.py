@@ -26,8 +26,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .errors import openai_error_body
 
-__all__ = ["head_timeout_protocol", "GracefulServer", "DEFAULT_TIMEOUT_HEADERS", "DEFAULT_TIMEOUT_KEEP_ALIVE",
-           "DEFAULT_SHUTDOWN_GRACE", "DEFAULT_MAX_HEADER_BYTES"]
+__all__ = ["HeadTimeoutProtocol", "head_timeout_protocol", "GracefulServer", "DEFAULT_TIMEOUT_HEADERS",
+           "DEFAULT_TIMEOUT_KEEP_ALIVE", "DEFAULT_SHUTDOWN_GRACE", "DEFAULT_MAX_HEADER_BYTES"]
 
 DEFAULT_TIMEOUT_HEADERS = 10.0  # seconds for a complete request head
 DEFAULT_TIMEOUT_KEEP_ALIVE = 5.0  # seconds a kept-alive connection may stay silent (uvicorn's default)
@@ -35,82 +35,88 @@ DEFAULT_SHUTDOWN_GRACE = 30.0  # seconds in-flight generations may run on after 
 DEFAULT_MAX_HEADER_BYTES = 16 * 1024  # request line and headers (h11's and uvicorn's default)
 
 
+class HeadTimeoutProtocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for request heads and a bound on their size
+    (``head_timeout_protocol`` makes one with the server's values)."""
+
+    head_timeout = DEFAULT_TIMEOUT_HEADERS
+    max_header_bytes = DEFAULT_MAX_HEADER_BYTES
+    _head_timer: asyncio.TimerHandle | None = None  # armed while a request head is awaited
+    _head_bytes = 0  # received while awaiting the head
+    _tail = b""  # the last bytes of the previous read, for a head end cut between reads
+    _timed_cycle: Any = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._head_timer is not None:
+            before, self._head_bytes = self._head_bytes, self._head_bytes + len(data)
+            # h11 bounds a head that is still incomplete; one that arrives whole in one read
+            # is bounded here: its end must lie within the limit.
+            if self._head_bytes > self.max_header_bytes and b"\r\n\r\n" not in (
+                    self._tail + data[:max(0, self.max_header_bytes - before) + 4]):
+                self._refuse(431, f"the request line and headers exceed {self.max_header_bytes} bytes")
+                return
+            self._tail = data[-3:]
+        super().data_received(data)
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.cycle is not None and self.cycle is not self._timed_cycle:
+            self._timed_cycle = self.cycle  # a new request's head is complete
+            self._disarm()
+
+    def on_response_complete(self) -> None:
+        self._arm()  # before uvicorn reads a pipelined request, which disarms it again
+        super().on_response_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        """A request h11 cannot read, answered in JSON like every other error."""
+        if self._head_bytes > self.max_header_bytes:
+            self._refuse(431, f"the request line and headers exceed {self.max_header_bytes} bytes")
+        else:
+            self._refuse(400, "the request is not valid HTTP/1.1")
+
+    def _refuse(self, status: int, text: str) -> None:
+        self._disarm()
+        body = orjson.dumps(openai_error_body(text))
+        head = (f"HTTP/1.1 {status} {'Bad Request' if status == 400 else 'Request Header Fields Too Large'}\r\n"
+                f"content-type: application/json\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n")
+        if self.transport.is_closing():
+            return
+        if self.cycle is None or not self.cycle.response_started:  # else only the close is left to say
+            self.transport.write(head.encode() + body)  # raw: h11's state may be past answering
+        self.transport.close()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._head_bytes, self._tail = 0, b""
+        self._head_timer = self.loop.call_later(self.head_timeout, self._head_too_slow)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_too_slow(self) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+
 def head_timeout_protocol(seconds: float, max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES) -> type[H11Protocol]:
     """uvicorn's h11 protocol, closing a connection whose request head is not complete
     ``seconds`` after the connection opened or its last response ended, and answering an
     unreadable or oversized head (over ``max_header_bytes``, which must also be the
     config's ``h11_max_incomplete_event_size``) in JSON."""
-
-    class HeadTimeoutProtocol(H11Protocol):
-        _head_timer: asyncio.TimerHandle | None = None  # armed while a request head is awaited
-        _head_bytes = 0  # received while awaiting the head
-        _tail = b""  # the last bytes of the previous read, for a head end cut between reads
-        _timed_cycle: Any = None
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._arm()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
-            super().connection_lost(exc)
-
-        def data_received(self, data: bytes) -> None:
-            if self._head_timer is not None:
-                before, self._head_bytes = self._head_bytes, self._head_bytes + len(data)
-                # h11 bounds a head that is still incomplete; one that arrives whole in one read
-                # is bounded here: its end must lie within the limit.
-                if self._head_bytes > max_header_bytes and b"\r\n\r\n" not in (
-                        self._tail + data[:max(0, max_header_bytes - before) + 4]):
-                    self._refuse(431, f"the request line and headers exceed {max_header_bytes} bytes")
-                    return
-                self._tail = data[-3:]
-            super().data_received(data)
-
-        def handle_events(self) -> None:
-            super().handle_events()
-            if self.cycle is not None and self.cycle is not self._timed_cycle:
-                self._timed_cycle = self.cycle  # a new request's head is complete
-                self._disarm()
-
-        def on_response_complete(self) -> None:
-            self._arm()  # before uvicorn reads a pipelined request, which disarms it again
-            super().on_response_complete()
-
-        def send_400_response(self, msg: str) -> None:
-            """A request h11 cannot read, answered in JSON like every other error."""
-            if self._head_bytes > max_header_bytes:
-                self._refuse(431, f"the request line and headers exceed {max_header_bytes} bytes")
-            else:
-                self._refuse(400, "the request is not valid HTTP/1.1")
-
-        def _refuse(self, status: int, text: str) -> None:
-            self._disarm()
-            body = orjson.dumps(openai_error_body(text))
-            head = (f"HTTP/1.1 {status} {'Bad Request' if status == 400 else 'Request Header Fields Too Large'}\r\n"
-                    f"content-type: application/json\r\ncontent-length: {len(body)}\r\nconnection: close\r\n\r\n")
-            if self.transport.is_closing():
-                return
-            if self.cycle is None or not self.cycle.response_started:  # else only the close is left to say
-                self.transport.write(head.encode() + body)  # raw: h11's state may be past answering
-            self.transport.close()
-
-        def _arm(self) -> None:
-            self._disarm()
-            self._head_bytes, self._tail = 0, b""
-            self._head_timer = self.loop.call_later(seconds, self._head_too_slow)
-
-        def _disarm(self) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
-
-        def _head_too_slow(self) -> None:
-            self._head_timer = None
-            if not self.transport.is_closing():
-                self.transport.close()
-
-    return HeadTimeoutProtocol
+    return type("HeadTimeoutProtocol", (HeadTimeoutProtocol,), {"head_timeout": seconds,
+                                                                "max_header_bytes": max_header_bytes})
 
 
 class GracefulServer(uvicorn.Server):
