@@ -262,6 +262,7 @@ def test_models_health_and_metrics(server):
                                    tools=TOOLS)
     text = httpx.get(server.url + "/metrics", timeout=10).text
     assert "# TYPE lmparse_requests_total counter" in text
+    assert "# TYPE lmparse_event_loop_tasks gauge" in text and server.metric("lmparse_event_loop_tasks") >= 1
     assert server.metric("lmparse_tool_calls_emitted_total") == before + 1
     assert server.metric("lmparse_streamed_tokens_total") > 0
     assert server.metric("lmparse_parse_cpu_seconds_total") > 0

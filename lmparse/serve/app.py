@@ -88,6 +88,14 @@ def _engine_counters(binding: ModelBinding, stats: Callable[[], dict[str, int]])
     return collect
 
 
+def _loop_tasks() -> list[Sample]:
+    """The event loop's task count, read at scrape time (a leak shows as growth at rest)."""
+    try:
+        return [("lmparse_event_loop_tasks", "", {}, len(asyncio.all_tasks()))]
+    except RuntimeError:  # rendered outside the server's loop (a test, a tool)
+        return []
+
+
 class _Server:
     def __init__(self, bindings: list[ModelBinding], api_key: str | None, max_body_bytes: int, metrics: Metrics,
                  signer: Signer, store: responses.ResponseStore | None,
@@ -109,6 +117,7 @@ class _Server:
         self.store = store
         self.created = int(time.time())
         self._warned_tools: set[str] = set()
+        metrics.add_collector(_loop_tasks)
         for b in bindings:
             stats = getattr(b.engine, "stats", None)
             if stats is not None:

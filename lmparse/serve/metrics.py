@@ -12,6 +12,7 @@ _HELP = {
     "lmparse_requests_total": ("counter", "Chat requests accepted, by API and streaming mode."),
     "lmparse_request_errors_total": ("counter", "Requests refused or failed, by API and HTTP status."),
     "lmparse_requests_in_flight": ("gauge", "Responses being generated now."),
+    "lmparse_event_loop_tasks": ("gauge", "Tasks on the server's event loop now (each open connection has some)."),
     "lmparse_prompt_tokens_total": ("counter", "Prompt tokens of accepted requests."),
     "lmparse_streamed_tokens_total": ("counter", "Completion tokens generated and parsed."),
     "lmparse_reasoning_tokens_total": ("counter", "Completion tokens inside reasoning."),
