@@ -1,0 +1,56 @@
+"""One checked case of the reliability run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Row", "Checks"]
+
+# What a failing row may be waiting for: work the lead is merging from other branches.
+HEADER_TIMEOUT = "the lead's --timeout-headers"
+KEEP_ALIVE = "the lead's --timeout-keep-alive"
+UPSTREAM_BODIES = "the lead's 5xx bodies (upstream detail in the log only, x-request-id)"
+
+
+@dataclass
+class Row:
+    """``requests``: how many requests the row covers; ``lost``: how many got no correct
+    answer.  ``waits_for`` names the pending change a failing row needs (None: a real failure)."""
+
+    section: str
+    case: str
+    expected: str
+    observed: str
+    ok: bool
+    requests: int = 1
+    lost: int = 0
+    waits_for: str | None = None
+
+
+class Checks:
+    """Named pass/fail checks of one row: the failed ones go into its observed text, and a
+    row whose only failures are pending checks waits for their change."""
+
+    def __init__(self) -> None:
+        self.failed: list[str] = []
+        self.pending: list[str] = []
+
+    def check(self, ok: bool, what: str, pending: str | None = None) -> bool:
+        if not ok:
+            self.failed.append(what)
+            if pending is not None:
+                self.pending.append(pending)
+        return ok
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def waits_for(self) -> str | None:
+        if self.failed and len(self.pending) == len(self.failed):
+            return "; ".join(dict.fromkeys(self.pending))
+        return None
+
+    def row(self, section: str, case: str, expected: str, observed: str, requests: int = 1) -> Row:
+        text = observed + ("" if self.ok else "; FAILED: " + "; ".join(self.failed))
+        return Row(section, case, expected, text, self.ok, requests, 0 if self.ok else requests, self.waits_for())
