@@ -11,6 +11,23 @@ HEADER_TIMEOUT = "the lead's --timeout-headers"
 KEEP_ALIVE = "the lead's --timeout-keep-alive"
 UPSTREAM_BODIES = "the lead's 5xx bodies (upstream detail in the log only, x-request-id)"
 
+# Failing rows that are real bugs, reported to the lead with where they are: the run reports
+# them as failures, the reduced test tolerates them.  Remove an entry once its row passes.
+KNOWN_BUGS = {
+    "openai: user = 12345": "lead: lmparse/serve/openai.py parse_request never checks `user` (any JSON accepted)",
+    "responses: user = 12345": "lead: lmparse/serve/responses/request.py echoes `user` unchecked (line ~329)",
+    "responses: truncation = 12345": "lead: lmparse/serve/responses/request.py echoes `truncation` unchecked "
+                                     "(line ~329; only 'auto'/'disabled' are valid)",
+}
+
+
+def mark_known(rows: list[Row]) -> list[Row]:
+    """Failing rows that are known bugs get the bug as what they wait for."""
+    for row in rows:
+        if not row.ok and row.waits_for is None and row.case in KNOWN_BUGS:
+            row.waits_for = KNOWN_BUGS[row.case]
+    return rows
+
 
 @dataclass
 class Row:
