@@ -156,12 +156,14 @@ def bodies() -> Iterator[Probe]:
     yield Probe("100 000 messages (valid, 2.6 MB)", OPENAI, _chat(messages=turns + [{"role": "user", "content": "hi"}]),
                 (200, 400, 413), bound=60.0)
     yield Probe("integer beyond 64 bits (max_tokens 10**30)", OPENAI, _chat(max_tokens=10**30), names=None)
-    yield Probe("NaN is not JSON (temperature NaN)", OPENAI, _chat().replace(b'"stream"', b'"temperature": NaN, "stream"'))
+    yield Probe("NaN is not JSON (temperature NaN)", OPENAI,
+                _chat().replace(b'"stream"', b'"temperature": NaN, "stream"'))
 
 
 def semantics() -> Iterator[Probe]:
     """Roles, tools, tool_choice, n and limits that a valid JSON request can get wrong."""
-    yield Probe("role 'wizard'", OPENAI, _chat(messages=[{"role": "wizard", "content": "hi"}]), names="messages[0].role")
+    yield Probe("role 'wizard'", OPENAI, _chat(messages=[{"role": "wizard", "content": "hi"}]),
+                names="messages[0].role")
     yield Probe("role missing", OPENAI, _chat(messages=[{"content": "hi"}]), names="messages[0].role")
     yield Probe("messages empty", OPENAI, _chat(messages=[]), names="messages")
     # lmparse reads a 'system' turn in messages as the system prompt (Anthropic's API refuses it).
@@ -173,8 +175,8 @@ def semantics() -> Iterator[Probe]:
     yield Probe("Responses input role 'wizard'", RESPONSES, _responses(input=[{"role": "wizard", "content": "x"}]),
                 names="input[0]")
     yield Probe("tool without function", OPENAI, _chat(tools=[{"type": "function"}]), names="tools[0]")
-    yield Probe("tool function without name", OPENAI, _chat(tools=[{"type": "function", "function": {"parameters": {}}}]),
-                names="tools[0].function")
+    yield Probe("tool function without name", OPENAI,
+                _chat(tools=[{"type": "function", "function": {"parameters": {}}}]), names="tools[0].function")
     yield Probe("tool parameters a string", OPENAI, _chat(tools=[{"type": "function", "function": {
         "name": "f", "parameters": "object"}}]), names="tools[0].function.parameters")
     yield Probe("Anthropic tool without name", ANTHROPIC, _messages(tools=[{"input_schema": {"type": "object"}}]),

@@ -13,11 +13,20 @@ UPSTREAM_BODIES = "the lead's 5xx bodies (upstream detail in the log only, x-req
 
 # Failing rows that are real bugs, reported to the lead with where they are: the run reports
 # them as failures, the reduced test tolerates them.  Remove an entry once its row passes.
+_STALL = ("lead: lmparse/serve/app.py _start_generation awaits stream.open() with nobody watching for "
+          "http.disconnect: a client that leaves before the engine's first byte leaves the upstream request "
+          "open (until the 600 s upstream timeout)")
+_MID_500 = ("lead: lmparse/serve/app.py _start_generation's `except Exception` turns a non-streaming "
+            "UpstreamError (502) into a 500 'generation failed: <upstream text>' and logs a traceback")
 KNOWN_BUGS = {
     "openai: user = 12345": "lead: lmparse/serve/openai.py parse_request never checks `user` (any JSON accepted)",
     "responses: user = 12345": "lead: lmparse/serve/responses/request.py echoes `user` unchecked (line ~329)",
     "responses: truncation = 12345": "lead: lmparse/serve/responses/request.py echoes `truncation` unchecked "
                                      "(line ~329; only 'auto'/'disabled' are valid)",
+    "stall before the first byte, then the client leaves": _STALL,
+    "server after the faults": _STALL + "; and " + _MID_500,
+    **{f"{fault} mid-stream, openai non-streaming": _MID_500
+       for fault in ("reset-mid", "garbage-mid", "error-event-500", "error-event-400")},
 }
 
 

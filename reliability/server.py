@@ -35,11 +35,15 @@ def supports(flag: str) -> bool:
 class Server:
     """``lmparse serve ARGS`` on a free loopback port; ``url`` answers once ``/health`` does."""
 
+    started: list[str] = []  # every command line run, for the report
+
     def __init__(self, args: Sequence[str], timeout: float = 60.0) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.command = ["lmparse", "serve", "--host", "127.0.0.1", "--port", str(self.port), "--quiet",
                         "--log-level", "warning", *args]
+        Server.started.append(" ".join(a if a.replace("-", "").replace(".", "").replace(",", "").replace(":", "")
+                                       .replace("/", "").replace("_", "").isalnum() else repr(a) for a in self.command))
         self._log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty server never blocks
         self.proc = subprocess.Popen([sys.executable, "-m", "lmparse.cli", *self.command[1:]],
                                      stdout=subprocess.DEVNULL, stderr=self._log, text=True)

@@ -61,8 +61,8 @@ async def _big_header(server: Server, case: str, headers: dict[str, str]) -> Row
         checks.check(response.status in (400, 413, 431) or (response.status == 200 and _says(response,
                                                                                           f"{case} answered")),
                      f"status {response.status}")
-    return checks.row("hostile", case, "answered right, refused with 400/413/431 or the connection closed (never 5xx or a "
-                      "hang); healthy after", observed)
+    return checks.row("hostile", case, "answered right, refused with 400/413/431 or the connection closed "
+                      "(never 5xx or a hang); healthy after", observed)
 
 
 async def header_64k(server: Server, size: str) -> Row:
