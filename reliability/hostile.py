@@ -21,6 +21,7 @@ __all__ = ["run", "Probe", "error_shape"]
 
 from .sockets import _KEY as KEY
 MB = 1024 * 1024
+MESSAGES = {"full": 100_000, "reduced": 20_000}  # the valid request with very many messages
 OPENAI, ANTHROPIC, RESPONSES = (API_PATHS[a] for a in ("openai", "anthropic", "responses"))
 
 
@@ -134,7 +135,7 @@ def _responses(**fields: Any) -> bytes:
     return _json({**body_for("responses", "qwen3", "hello", stream=False), **fields})
 
 
-def bodies() -> Iterator[Probe]:
+def bodies(size: str) -> Iterator[Probe]:
     """Bodies that are not JSON objects, too deep, too big, or not UTF-8."""
     for path in (OPENAI, ANTHROPIC):
         yield Probe(f"malformed JSON on {path}", path, b'{"model": "qwen3", "messages": [')
@@ -152,8 +153,10 @@ def bodies() -> Iterator[Probe]:
     yield Probe("NUL in the model name", ANTHROPIC, _messages(model="qwen3\u0000"), (200, 404))
     yield Probe("10 MB body (Content-Length)", OPENAI, _chat(user="x" * (10 * MB)), (413,))
     yield Probe("10 MB body (chunked, no length)", ANTHROPIC, b"chunked:" + _messages(system="x" * (10 * MB)), (413,))
-    turns = [{"role": ("user", "assistant")[i % 2], "content": f"turn {i}"} for i in range(99_999)]
-    yield Probe("100 000 messages (valid, 2.6 MB)", OPENAI, _chat(messages=turns + [{"role": "user", "content": "hi"}]),
+    count = MESSAGES[size]
+    turns = [{"role": ("user", "assistant")[i % 2], "content": f"turn {i}"} for i in range(count - 1)]
+    content = _chat(messages=turns + [{"role": "user", "content": "hi"}])
+    yield Probe(f"{count:,} messages (valid, {len(content) / MB:.1f} MB)".replace(",", " "), OPENAI, content,
                 (200, 400, 413), bound=60.0)
     yield Probe("integer beyond 64 bits (max_tokens 10**30)", OPENAI, _chat(max_tokens=10**30), names=None)
     yield Probe("NaN is not JSON (temperature NaN)", OPENAI,
@@ -236,8 +239,8 @@ def http_level() -> Iterator[Probe]:
     yield Probe("right key in x-api-key", OPENAI, _chat(), (200,), headers={**wrong, "x-api-key": KEY})
 
 
-def probes() -> list[Probe]:
-    return [*bodies(), *wrong_types(), *semantics(), *http_level()]
+def probes(size: str) -> list[Probe]:
+    return [*bodies(size), *wrong_types(), *semantics(), *http_level()]
 
 
 # ---- running them ------------------------------------------------------------------------
@@ -332,10 +335,12 @@ def server_args(key_file: str) -> list[str]:
 async def _run(server: Server, size: str) -> list[Row]:
     rows = []
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=4)) as client:
-        for n, probe in enumerate(probes()):
+        # The socket rows mostly wait (for a timeout to close a connection): all at once, while
+        # the probes run (the server must answer them with slow and silent sockets open).
+        waiting = asyncio.gather(*(make(server, size) for make in sockets.SOCKET_ROWS))
+        for n, probe in enumerate(probes(size)):
             rows.append(await _probe_row(client, server, n, probe))
-        # The socket rows mostly wait (for a timeout to close a connection): all at once.
-        for row in await asyncio.gather(*(make(server, size) for make in sockets.SOCKET_ROWS)):
+        for row in await waiting:
             problem = await healthy(client, server, len(rows))
             if problem is not None:
                 row.ok, row.observed, row.waits_for = False, f"{row.observed}; FAILED: {problem}", None

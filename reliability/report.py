@@ -24,6 +24,7 @@ class SectionRun(NamedTuple):
 
 def _cell(text: str, limit: int = 220) -> str:
     text = " ".join(str(text).split())
+    text = "".join(c if c >= " " else f"\\x{ord(c):02x}" for c in text)  # NUL & co. stay visible, not raw
     if len(text) > limit:
         text = text[:limit - 3] + "..."
     return text.replace("|", "\\|")

@@ -9,6 +9,7 @@ __all__ = ["Row", "Checks"]
 # What a failing row may be waiting for: work the lead is merging from other branches.
 HEADER_TIMEOUT = "the lead's --timeout-headers"
 KEEP_ALIVE = "the lead's --timeout-keep-alive"
+SHUTDOWN = "the lead's graceful shutdown (in-flight requests finished or ended)"
 UPSTREAM_BODIES = "the lead's 5xx bodies (upstream detail in the log only, x-request-id)"
 
 # Failing rows that are real bugs, reported to the lead with where they are: the run reports

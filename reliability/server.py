@@ -96,15 +96,23 @@ class Server:
         """How many tracebacks the server has logged (an unhandled error is a failure anywhere)."""
         return self.log_text().count("Traceback (most recent call last)")
 
-    def stop(self) -> None:
+    def stop(self, grace: float = 10.0) -> float | None:
+        """SIGTERM, then SIGKILL after ``grace`` seconds; how long it took to exit by itself
+        (None: it had to be killed)."""
+        took: float | None = 0.0
         if self.proc.poll() is None:
+            start = time.monotonic()
             self.proc.terminate()
             try:
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=grace)
+                took = time.monotonic() - start
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self._log.close()
+                took = None
+        if not self._log.closed:
+            self._log.close()
+        return took
 
     def __enter__(self) -> Server:
         return self

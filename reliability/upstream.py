@@ -12,7 +12,7 @@ import httpx
 
 from .fake_engine import ANSWER, SECRET, FakeEngine
 from .hostile import error_shape
-from .rows import UPSTREAM_BODIES, Checks, Row
+from .rows import SHUTDOWN, UPSTREAM_BODIES, Checks, Row
 from .server import Server
 from .wire import API_PATHS, answer_of, body_for, request_bytes, sse_events, stream_answer
 
@@ -20,8 +20,9 @@ __all__ = ["run"]
 
 BEFORE = ("reset-before", "garbage-before", "http-400-before", "http-500-before")
 MID = ("reset-mid", "garbage-mid", "error-event-500", "error-event-400")
-CLIENT_WAIT = {"full": 5.0, "reduced": 2.0}  # how long a client waits on a stalled stream before leaving
-SLOW_READ = {"full": 8, "reduced": 3}  # events read, one per second, by the slow client
+CLIENT_WAIT = {"full": 5.0, "reduced": 1.0}  # how long a client waits on a stalled stream before leaving
+SLOW_READ = {"full": 8, "reduced": 2}  # events read, one per second, by the slow client
+SHUTDOWN_GRACE = {"full": 10.0, "reduced": 3.0}  # seconds from SIGTERM to exit
 CLOSE_WITHIN = 2.0  # seconds from a client leaving to lmparse closing its upstream connection
 
 
@@ -180,9 +181,8 @@ async def _run(size: str) -> list[Row]:
                 rows.append(await _control(client, server, variant))
                 rows += [await _before(client, server, fake, variant, f) for f in BEFORE]
                 rows += [await _mid(client, server, fake, variant, f) for f in MID]
-        rows.append(await _stalled(server, fake, "stall-before", size))
-        rows.append(await _stalled(server, fake, "stall-mid", size))
-        rows.append(await _slow_reader(server, fake, size))
+        rows += await asyncio.gather(_stalled(server, fake, "stall-before", size),  # mostly waiting: at once
+                                     _stalled(server, fake, "stall-mid", size), _slow_reader(server, fake, size))
         await asyncio.sleep(0.5)
         metrics = await asyncio.to_thread(server.metrics)
         checks = Checks()
@@ -193,6 +193,13 @@ async def _run(size: str) -> list[Row]:
         rows.append(checks.row("upstream", "server after the faults", "in flight 0, no upstream connection open, "
                                "no traceback", f"in flight {metrics.get('lmparse_requests_in_flight', 0):g}, "
                                f"upstream connections open {open_now}", requests=0))
+        took = server.stop(grace=SHUTDOWN_GRACE[size])
+    checks = Checks()
+    checks.check(took is not None, "had to be killed", pending=SHUTDOWN)
+    rows.append(checks.row("upstream", "SIGTERM with a stalled upstream request in flight",
+                           f"exits by itself within {SHUTDOWN_GRACE[size]:g} s",
+                           f"exited after {took:.1f} s" if took is not None else
+                           f"still running after {SHUTDOWN_GRACE[size]:g} s: killed", requests=0))
     await fake.stop()
     return rows
 
