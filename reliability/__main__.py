@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         waits = f"  [waits for {r.waits_for}]" if r.waits_for else ""
         print(f"FAILED {r.section}: {r.case}: {' '.join(r.observed.split())[:300]}{waits}")
     if args.write:
-        command = "make reliability" if not args.reduced else "python -m reliability --reduced"
+        command = "python -m reliability" + (" --reduced" if args.reduced else "") + f" --write {args.write}"
         with open(args.write, "w", encoding="utf-8") as fh:
             fh.write(render(runs, command, size))
     return 1 if any(not r.ok or r.lost for run in runs for r in run.rows) else 0

@@ -26,6 +26,12 @@ KNOWN_BUGS = {
                                      "(line ~329; only 'auto'/'disabled' are valid)",
     "stall before the first byte, then the client leaves": _STALL,
     "server after the faults": _STALL + "; and " + _MID_500,
+    "SIGTERM with a stalled upstream request in flight": "lead: the same stall; main's --shutdown-grace ends "
+                                                         "generations in flight, not a request still in open()",
+    "10 MB body (Content-Length)": "lead: lmparse/serve/app.py _body answers 413 on Content-Length before reading "
+                                   "the body; uvicorn then closes with the body unread, the kernel resets the "
+                                   "connection and the client may see ReadError instead of the 413 (seen on main "
+                                   "e9b87a2)",
     **{f"{fault} mid-stream, openai non-streaming": _MID_500
        for fault in ("reset-mid", "garbage-mid", "error-event-500", "error-event-400")},
 }
