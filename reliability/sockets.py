@@ -114,49 +114,48 @@ def _timed_row(case: str, flag: str, waits: str, closed: float | None, window: f
                       observed)
 
 
-async def slow_headers(server: Server, size: str) -> Row:
-    window = WINDOW[size]
+async def _time_to_close(server: Server, window: float, opening: bytes, answered_first: bool = False,
+                         drip: bool = False) -> float | None:
+    """Send ``opening`` (then one more header byte a second if ``drip``; read the answer
+    first if ``answered_first``) and time how long until the server closes."""
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
 
-    async def drip() -> None:
-        writer.write(f"POST {API_PATHS['openai']} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".encode())
+    async def trickle() -> None:
         for _ in range(int(window) + 2):
             await asyncio.sleep(1)
             writer.write(b"a")
             await writer.drain()
 
-    dripping = asyncio.ensure_future(drip())
+    dripping = asyncio.ensure_future(trickle()) if drip else None
     try:
-        closed = await _closed_after(reader, window)
+        writer.write(opening)
+        if answered_first and await asyncio.wait_for(read_response(reader), 10) is None:
+            return 0.0
+        return await _closed_after(reader, window)
     finally:
-        dripping.cancel()
-        await asyncio.gather(dripping, return_exceptions=True)
+        if dripping is not None:
+            dripping.cancel()
+            await asyncio.gather(dripping, return_exceptions=True)
         writer.close()
-    return _timed_row("slow headers (one byte per second)", "--timeout-headers", HEADER_TIMEOUT, closed, window,
+
+
+async def slow_headers(server: Server, size: str) -> Row:
+    opening = f"POST {API_PATHS['openai']} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".encode()
+    closed = await _time_to_close(server, WINDOW[size], opening, drip=True)
+    return _timed_row("slow headers (one byte per second)", "--timeout-headers", HEADER_TIMEOUT, closed, WINDOW[size],
                       "bytes kept coming")
 
 
 async def silent_socket(server: Server, size: str) -> Row:
-    window = WINDOW[size]
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    try:
-        closed = await _closed_after(reader, window)
-    finally:
-        writer.close()
-    return _timed_row("silent socket (connect, send nothing)", "--timeout-headers", HEADER_TIMEOUT, closed, window,
-                      "no byte sent")
+    closed = await _time_to_close(server, WINDOW[size], b"")
+    return _timed_row("silent socket (connect, send nothing)", "--timeout-headers", HEADER_TIMEOUT, closed,
+                      WINDOW[size], "no byte sent")
 
 
 async def idle_keep_alive(server: Server, size: str) -> Row:
-    window = WINDOW[size]
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    try:
-        writer.write(request_bytes("GET", "/health", server.port, close=False))
-        answered = await asyncio.wait_for(read_response(reader), 10)
-        closed = await _closed_after(reader, window) if answered is not None else 0.0
-    finally:
-        writer.close()
-    return _timed_row("idle keep-alive connection", "--timeout-keep-alive", KEEP_ALIVE, closed, window,
+    opening = request_bytes("GET", "/health", server.port, close=False)
+    closed = await _time_to_close(server, WINDOW[size], opening, answered_first=True)
+    return _timed_row("idle keep-alive connection", "--timeout-keep-alive", KEEP_ALIVE, closed, WINDOW[size],
                       "idle after one answered request")
 
 

@@ -61,10 +61,10 @@ async def _control(client: httpx.AsyncClient, server: Server, variant: Variant) 
     status, _, text = await _post(client, server.url, variant, "ok")
     answer = stream_answer(variant.api, text) if variant.stream else answer_of(variant.api, json.loads(
         text))
-    checks.check(status == 200 and answer.complete and ANSWER in answer.content and "</think>" not in answer.content,
-                 f"not the reply: {status} {answer.short()}")
+    right = checks.check(status == 200 and answer.complete and ANSWER in answer.content
+                         and "</think>" not in answer.content, f"not the reply: {status} {answer.short()}")
     return checks.row("upstream", f"no fault, {variant.label}", "200, the reply (reasoning and content)",
-                      f"{status}, {answer.short()}")
+                      f"{status}, {answer.short()}", lost=0 if right else 1)
 
 
 async def _before(client: httpx.AsyncClient, server: Server, fake: FakeEngine, variant: Variant, fault: str) -> Row:
@@ -72,7 +72,8 @@ async def _before(client: httpx.AsyncClient, server: Server, fake: FakeEngine, v
     try:
         status, headers, text = await _post(client, server.url, variant, fault)
     except (httpx.HTTPError, asyncio.TimeoutError) as exc:
-        return Row("upstream", f"{fault} before the stream, {variant.label}", "502/504", f"no answer: {exc!r}", False)
+        return Row("upstream", f"{fault} before the stream, {variant.label}", "502/504", f"no answer: {exc!r}", False,
+                   lost=1)
     checks.check(status in (502, 503, 504), f"status {status}")
     try:
         problem = error_shape(variant.api == "anthropic", json.loads(text))
@@ -101,7 +102,7 @@ async def _mid(client: httpx.AsyncClient, server: Server, fake: FakeEngine, vari
     try:
         status, _, text = await _post(client, server.url, variant, fault)
     except (httpx.HTTPError, asyncio.TimeoutError) as exc:
-        return Row("upstream", case, "the API's error event, the stream ended", f"no end: {exc!r}", False)
+        return Row("upstream", case, "the API's error event, the stream ended", f"no end: {exc!r}", False, lost=1)
     if variant.stream:
         checks.check(status == 200 and _error_event(variant, text), "no error event ending the stream")
         expected, observed = "the API's error event ends the stream; no upstream detail", f"{status}, ...{text[-160:]}"
