@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test lint test-agents bench serve
+.PHONY: venv testdata test lint test-agents bench serve reliability
 
 venv: $(STAMP)
 
@@ -37,6 +37,11 @@ test-agents: venv testdata
 bench: venv
 	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
 	$(PYTHON) -m bench --peers
+
+# lmparse serve under 200 concurrent streams, 2 000 disconnects, hostile requests and upstream faults
+# (reliability/); writes docs/reliability.md and fails if anything was lost. `make test` runs a reduced set.
+reliability: venv testdata
+	$(PYTHON) -m reliability --write docs/reliability.md
 
 # OpenAI + Anthropic server on the simulated model (no weights, nothing downloaded): it prints
 # a ready-to-paste curl and Python example. `make serve SERVE_ARGS="--family glm47 --port 9000"`.

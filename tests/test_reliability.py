@@ -1,0 +1,26 @@
+"""The reduced reliability run (``python -m reliability --reduced``) against live servers:
+every row passes, except rows that name the pending change or reported bug they wait for
+(``reliability.rows``); ``make reliability`` runs the full set into docs/reliability.md."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("httpx")
+pytest.importorskip("uvicorn")
+pytest.importorskip("jinja2")
+
+from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
+from reliability.__main__ import SECTIONS, run  # noqa: E402
+
+pytestmark = pytest.mark.skipif(bool(missing_parsers(get_family("qwen3"))), reason="qwen3 parsers not registered")
+
+
+@pytest.mark.parametrize("section", list(SECTIONS))
+def test_reduced_reliability_section_loses_nothing(section):
+    (result,) = run([section], "reduced")
+    assert result.rows, "the section checked nothing"
+    failed = [f"{r.case}: {r.observed}" for r in result.rows if not r.ok and not r.waits_for]
+    assert not failed, "\n".join(failed)
+    lost = sum(r.lost for r in result.rows if not r.waits_for)
+    assert lost == 0
