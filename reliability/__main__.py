@@ -2,7 +2,7 @@
 
 Runs load, disconnects, hostile and upstream against real ``lmparse serve`` subprocesses,
 prints the summary table, optionally writes the report; exit status 1 if any row failed or
-any request was lost (rows waiting for pending work count: they are not done)."""
+any request was lost."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from . import disconnects, hostile, load, upstream
 from .report import SectionRun, render, summary
-from .rows import Row, mark_known
+from .rows import Row
 from .server import Server
 
 SECTIONS: dict[str, tuple[Callable[[str], list[Row]], str]] = {
@@ -47,7 +47,7 @@ def run(names: Sequence[str], size: str) -> list[SectionRun]:
     for name in names:
         fn, about = SECTIONS[name]
         first, start = len(Server.started), time.monotonic()
-        rows = mark_known(fn(size))
+        rows = fn(size)
         runs.append(SectionRun(name, about, rows, Server.started[first:], time.monotonic() - start))
     return runs
 
@@ -62,8 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs = run(args.section or list(SECTIONS), size)
     print("\n".join(summary(runs)))
     for r in (r for run in runs for r in run.rows if not r.ok):
-        waits = f"  [waits for {r.waits_for}]" if r.waits_for else ""
-        print(f"FAILED {r.section}: {r.case}: {' '.join(r.observed.split())[:300]}{waits}")
+        print(f"FAILED {r.section}: {r.case}: {' '.join(r.observed.split())[:300]}")
     if args.write:
         command = "python -m reliability" + (" --reduced" if args.reduced else "") + f" --write {args.write}"
         with open(args.write, "w", encoding="utf-8") as fh:

@@ -14,7 +14,7 @@ import httpx
 
 from . import sockets
 from .rows import Checks, Row
-from .server import Server, supports
+from .server import Server
 from .wire import API_PATHS, RawResponse, body_for
 
 __all__ = ["run", "Probe", "error_shape"]
@@ -325,11 +325,8 @@ async def _probe_row(client: httpx.AsyncClient, server: Server, n: int, probe: P
 
 
 def server_args(key_file: str) -> list[str]:
-    args = ["--family", "qwen3", "--token-rate", "0", "--api-key-file", key_file]
-    for flag in ("--timeout-headers", "--timeout-keep-alive"):
-        if supports(flag):
-            args += [flag, str(sockets.TIMEOUT)]
-    return args
+    return ["--family", "qwen3", "--token-rate", "0", "--api-key-file", key_file,
+            "--timeout-headers", str(sockets.TIMEOUT), "--timeout-keep-alive", str(sockets.TIMEOUT)]
 
 
 async def _run(server: Server, size: str) -> list[Row]:
@@ -343,7 +340,7 @@ async def _run(server: Server, size: str) -> list[Row]:
         for row in await waiting:
             problem = await healthy(client, server, len(rows))
             if problem is not None:
-                row.ok, row.observed, row.waits_for = False, f"{row.observed}; FAILED: {problem}", None
+                row.ok, row.observed = False, f"{row.observed}; FAILED: {problem}"
             rows.append(row)
     if server.tracebacks():
         rows.append(Row("hostile", "server log", "no traceback", f"{server.tracebacks()} tracebacks", False))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import socket
 import subprocess
@@ -12,24 +11,13 @@ import time
 import urllib.request
 from collections.abc import Sequence
 
-__all__ = ["Server", "free_port", "supports"]
+__all__ = ["Server", "free_port"]
 
 
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-@functools.cache
-def _serve_help() -> str:
-    return subprocess.run([sys.executable, "-m", "lmparse.cli", "serve", "--help"], capture_output=True,
-                          text=True, check=True).stdout
-
-
-def supports(flag: str) -> bool:
-    """Whether this build's ``lmparse serve`` has ``flag`` (options other branches add)."""
-    return flag in _serve_help()
 
 
 class Server:
@@ -79,14 +67,15 @@ class Server:
         return totals
 
     def resources(self) -> dict[str, int]:
-        """RSS (KB), open file descriptors and threads of the server process, from /proc."""
+        """RSS (KB), open file descriptors and threads of the server process (from /proc), and
+        the tasks on its event loop (``lmparse_event_loop_tasks``; the scrape itself is one)."""
         status: dict[str, str] = {}
         with open(f"/proc/{self.pid}/status") as fh:
             for line in fh:
                 key, _, value = line.partition(":")
                 status[key] = value.strip()
         return {"rss_kb": int(status["VmRSS"].split()[0]), "fds": len(os.listdir(f"/proc/{self.pid}/fd")),
-                "threads": int(status["Threads"])}
+                "threads": int(status["Threads"]), "tasks": int(self.metrics().get("lmparse_event_loop_tasks", -1))}
 
     def log_text(self) -> str:
         fd = self._log.fileno()
@@ -123,4 +112,5 @@ class Server:
 
 def resources_text(before: dict[str, int], after: dict[str, int]) -> str:
     return (f"RSS {before['rss_kb'] / 1024:.1f} -> {after['rss_kb'] / 1024:.1f} MB, "
-            f"fds {before['fds']} -> {after['fds']}, threads {before['threads']} -> {after['threads']}")
+            f"fds {before['fds']} -> {after['fds']}, threads {before['threads']} -> {after['threads']}, "
+            f"event-loop tasks {before['tasks']} -> {after['tasks']}")

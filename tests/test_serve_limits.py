@@ -106,6 +106,10 @@ def _error(api: str, r: httpx.Response) -> tuple[str, str]:
     ("anthropic", {"top_k": -1}, "top_k"),
     ("responses", {"temperature": 9}, "temperature"),
     ("responses", {"top_p": [1]}, "top_p"),
+    ("openai", {"user": 12345}, "user"),
+    ("responses", {"user": 12345}, "user"),
+    ("responses", {"truncation": 12345}, "truncation"),
+    ("responses", {"truncation": "sometimes"}, "truncation"),
 ])
 def test_out_of_range_fields_are_a_400_naming_them(checked, api, fields, param):
     r = httpx.post(checked.url + PATHS[api], json={**BASE[api], **fields}, timeout=10)
@@ -117,7 +121,8 @@ def test_out_of_range_fields_are_a_400_naming_them(checked, api, fields, param):
 @pytest.mark.parametrize("api, fields", [
     ("openai", {"max_tokens": 1000, "temperature": 0, "top_p": 1, "seed": -7, "presence_penalty": -2}),
     ("anthropic", {"max_tokens": 1000, "temperature": 1, "top_p": 0.9, "top_k": 0}),
-    ("responses", {"max_output_tokens": 1000, "temperature": 2, "top_p": 0}),
+    ("responses", {"max_output_tokens": 1000, "temperature": 2, "top_p": 0, "truncation": "auto", "user": "u1"}),
+    ("openai", {"user": "user-1"}),
 ])
 def test_fields_at_their_bounds_are_accepted(checked, api, fields):
     r = httpx.post(checked.url + PATHS[api], json={**BASE[api], **fields}, timeout=30)

@@ -38,7 +38,7 @@ from . import anthropic, openai, responses
 from .bindings import ModelBinding, simulated_binding, upstream_binding
 from .errors import RequestError, internal_message, public
 from .guards import with_guards
-from .inflight import InFlight
+from .inflight import SHUTTING_DOWN, InFlight
 from .logs import AccessLog, request_log
 from .metrics import Metrics, Sample
 from .models import ModelNames, anthropic_model, openai_model
@@ -61,6 +61,7 @@ _T = TypeVar("_T")
 # reader after the body (content blocks, schemas, templates) far from Python's stack limit.
 MAX_NESTING = 100
 _IGNORED_TOOLS_HEADER = "x-lmparse-ignored-tools"
+_DRAIN_FACTOR = 4  # a body over the limit is read (and dropped) up to this many times the limit
 _TOOL_TYPE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
@@ -141,15 +142,23 @@ class _Server:
             raise RequestError(f"Content-Type must be application/json, got {media or 'none'!r}", "content-type",
                                status=415)
         length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
-            raise RequestError(f"request body exceeds {self.max_body_bytes} bytes", status=413)
+        declared = int(length) if length is not None and length.isdigit() else None
         parts, size = [], 0
-        async for part in _paced(request.stream(), self.body_timeout):
+        chunks = _paced(request.stream(), self.body_timeout)
+        async for part in chunks:
             size += len(part)
-            if size > self.max_body_bytes:
-                raise RequestError(f"request body exceeds {self.max_body_bytes} bytes", status=413)
+            if size > self.max_body_bytes or (declared or 0) > self.max_body_bytes:
+                break
             parts.append(part)
-        return await self.offload(_decoded, b"".join(parts))
+        else:
+            return await self.offload(_decoded, b"".join(parts))
+        # Too large: the rest is read and thrown away (up to a bound), so the client, still
+        # sending, reads the 413 instead of a connection reset by unread data.
+        async for part in chunks:
+            size += len(part)
+            if size > _DRAIN_FACTOR * self.max_body_bytes:
+                break
+        raise RequestError(f"request body exceeds {self.max_body_bytes} bytes", status=413)
 
     def _binding(self, model: Any) -> ModelBinding:
         binding = self.names.resolve(model)
@@ -248,7 +257,15 @@ class _Server:
         try:
             body, binding = await self._model_request(request)
             gen_request, opts, parser, stream = await self.offload(self._prepare, api, parse, body, binding)
-            await stream.open()  # an upstream engine's failure is a 502 before any byte
+            # An upstream engine's failure is a 502 before any byte; a client that leaves while
+            # the engine has not answered yet, or the end of a shutdown's grace, stops the wait.
+            opened = await _unless_client_leaves(request, stream.open(), self.in_flight.ended)
+            if opened is _CLIENT_LEFT or opened is _STOPPED:
+                await stream.aclose()
+                if opened is _STOPPED:
+                    raise RequestError(SHUTTING_DOWN, status=503, kind="server_error")
+                log.reason = "the client went away before the engine answered"
+                return Response(status_code=499)
         except RequestError as exc:
             return self._failed(request, api, exc)
         headers = self._ignored_tools(api, getattr(opts, "ignored_tools", []))
@@ -362,6 +379,7 @@ class _Server:
 
 
 _CLIENT_LEFT = object()
+_STOPPED = object()
 
 
 async def _paced(parts: AsyncIterator[bytes], timeout: float) -> AsyncIterator[bytes]:
@@ -377,24 +395,30 @@ async def _paced(parts: AsyncIterator[bytes], timeout: float) -> AsyncIterator[b
         yield part
 
 
-async def _unless_client_leaves(request: Request, work: Awaitable[Any]) -> Any:
-    """``await work``, cancelled when the client disconnects first (then ``_CLIENT_LEFT``):
-    a non-streaming client that gives up stops its generation, as a streaming one does."""
+async def _unless_client_leaves(request: Request, work: Awaitable[Any], stop: asyncio.Event | None = None) -> Any:
+    """``await work``, cancelled when the client disconnects first (then ``_CLIENT_LEFT``)
+    or ``stop`` is set first (then ``_STOPPED``): a non-streaming client that gives up stops
+    its generation, as a streaming one does."""
 
     async def left() -> None:
         while (await request.receive())["type"] != "http.disconnect":
             pass
 
     task = asyncio.ensure_future(work)
-    watcher = asyncio.ensure_future(left())
+    watchers: list[asyncio.Future[Any]] = [asyncio.ensure_future(left())]
+    if stop is not None:
+        watchers.append(asyncio.ensure_future(stop.wait()))
     try:
-        await asyncio.wait((task, watcher), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait((task, *watchers), return_when=asyncio.FIRST_COMPLETED)
     finally:
-        watcher.cancel()
+        for watcher in watchers:
+            watcher.cancel()
         if not task.done():
             task.cancel()
-        await asyncio.gather(task, watcher, return_exceptions=True)
-    return _CLIENT_LEFT if task.cancelled() else task.result()
+        await asyncio.gather(task, *watchers, return_exceptions=True)
+    if task.cancelled():
+        return _STOPPED if stop is not None and stop.is_set() else _CLIENT_LEFT
+    return task.result()
 
 
 def _decoded(data: bytes) -> Any:

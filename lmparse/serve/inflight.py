@@ -24,6 +24,7 @@ class InFlight:
         self.active = 0  # slots taken
         self._runners: set[ChatRunner] = set()
         self._shutting_down = False
+        self.ended = asyncio.Event()  # set when the grace is over: waits that are still on go
 
     def refusal(self) -> RequestError | None:
         """Why a new generation may not start now (a 503), or None."""
@@ -51,6 +52,7 @@ class InFlight:
         self._shutting_down = True
 
         def interrupt_all() -> None:
+            self.ended.set()
             for runner in list(self._runners):
                 runner.interrupt(SHUTTING_DOWN)
         asyncio.get_running_loop().call_later(grace, interrupt_all)

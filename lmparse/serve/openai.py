@@ -119,6 +119,7 @@ def parse_request(body: Any, default_model: str, reasoning_field: str) -> tuple[
     require(n in (None, 1), "n must be 1: one choice per request", "n")
     check_sampling(body, OPENAI_SAMPLING)
     optional_int(body, "seed", minimum=-(2**63), maximum=2**63 - 1)
+    optional_str(body, "user")  # accepted and unused, but a string as OpenAI requires
     max_tokens = optional_int(body, "max_completion_tokens")
     if max_tokens is None:
         max_tokens = optional_int(body, "max_tokens")

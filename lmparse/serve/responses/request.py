@@ -263,6 +263,8 @@ def parse_request(body: Any, default_model: str, signer: Signer,
         reasoning_effort=effort if effort not in (None, "none", "minimal") else None)
     metadata = body.get("metadata")
     require(metadata is None or isinstance(metadata, dict), "metadata must be an object", "metadata")
+    optional_str(body, "user")  # echoed back, so checked like the fields the model reads
+    optional_str(body, "truncation", ("auto", "disabled"))
     opts.echo = _echo(body, request, opts, effort, top, metadata or {})
     return request, opts
 
