@@ -105,13 +105,15 @@ class RealTokenizer(Tokenizer):
 
     real = True
 
-    def __init__(self, name: str, encode: Callable[[str], list[int]], decode: Callable[[Sequence[int]], str]) -> None:
+    def __init__(self, name: str, encode: Callable[[str], list[int]], decode: Callable[[Sequence[int]], str],
+                 count: Callable[[str], int] | None = None) -> None:
         self.name = name
         self._encode = encode
         self._decode = decode
+        self._count = count
 
     def count(self, text: str) -> int:
-        return len(self._encode(text))
+        return self._count(text) if self._count is not None else len(self._encode(text))
 
     def decode_one(self, token_id: int) -> str | None:
         try:
@@ -192,14 +194,16 @@ class PseudoTokenizer(Tokenizer):
                 yield piece, self._id(piece), piece
 
 
-def _load_hf(path: Path) -> tuple[Callable, Callable]:
+def _load_hf(path: Path) -> tuple[Callable, Callable, Callable]:
     from tokenizers import Tokenizer as HfTokenizer
 
     tok = HfTokenizer.from_str(gzip.decompress(path.read_bytes()).decode())
     # encode_batch gives the same ids as encode but releases the GIL while it works, so a
-    # long prompt counted in the worker pool does not stall the event loop's thread.
+    # long prompt counted in the worker pool does not stall the event loop's thread.  A
+    # count is the encoding's length: no list of Python ints (9 MB for a 1 MB prompt).
     return (lambda text: tok.encode_batch([text], add_special_tokens=False)[0].ids,
-            lambda ids: tok.decode(list(ids), skip_special_tokens=False))
+            lambda ids: tok.decode(list(ids), skip_special_tokens=False),
+            lambda text: len(tok.encode_batch([text], add_special_tokens=False)[0]))
 
 
 def _load_harmony(root: Path | None) -> tuple[Callable, Callable]:

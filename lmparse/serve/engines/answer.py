@@ -11,6 +11,9 @@ The rules (documented for users of ``lmparse serve``):
 * Arguments come from the tool's JSON schema: ``key=value`` pairs in the user's message
   (``city=Paris``, ``days=3``, ``note="two words"``) fill properties of that name,
   converted to the declared type; required properties left over get an example value.
+* A text answer quotes the user's words (whitespace runs as one space); ``repeat=N`` in
+  the message quotes them N times over, up to 4 Mi characters: a long, streamed answer
+  from a short request.  The quote is written as it streams, never held whole.
 * With thinking on, the reply reasons first.  "while thinking" in the user's message
   puts the calls inside the reasoning (reasoning, calls, more reasoning).
 * A reply that must be JSON (``response_format`` / Responses ``text.format`` / Anthropic
@@ -41,21 +44,33 @@ PIECE = 4096  # characters of reply text handed on at a time
 # where such a run starts, so a long word without "=" is read a bounded number of times
 # (a plain ``[A-Za-z_][\w.-]*=`` retries from every character of it: quadratic).
 _PAIR = re.compile(r"""(?<![\w.-])(?:[^\W_A-Za-z]|[.-])*([A-Za-z_][\w.-]*)=("([^"]*)"|'([^']*)'|[^\s,;]+)""")
+# ``repeat=N`` in a message answered with text: the echo says the user's words N times over
+# (a long answer from a short request; at most ``_MAX_ECHO`` characters of it).
+_REPEAT = re.compile(r"(?<![\w.-])repeat=(\d{1,7})(?![\w.-])")
+_MAX_ECHO = 1 << 22
 _NESTED_HINT = re.compile(r"while thinking|inside (?:your |the )?reasoning", re.I)
 _EXAMPLE_STRINGS = {"city": "Paris", "location": "Paris", "country": "France", "unit": "celsius",
                     "query": "lmparse", "timezone": "Europe/Paris", "language": "en"}
 
 
 class Squeezed:
-    """``" ".join(text.split())``, written a window at a time: an echo of the user's words
-    costs no second copy of them (a 1 MB message is quoted in ``PIECE``-sized pieces)."""
+    """``" ".join(text.split())``, ``times`` times over with a space between, written a
+    window at a time: an echo of the user's words costs no second copy of them (a 1 MB
+    message is quoted in ``PIECE``-sized pieces)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "times")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, times: int = 1) -> None:
         self.text = text
+        self.times = times
 
     def pieces(self, size: int = PIECE) -> Iterator[str]:
+        for i in range(self.times):
+            if i:
+                yield " "
+            yield from self._once(size)
+
+    def _once(self, size: int) -> Iterator[str]:
         text, pos, wrote, gap = self.text, 0, False, False
         while pos < len(text):
             window = text[pos:pos + size]
@@ -324,6 +339,14 @@ def _conversation(messages: list[dict]) -> tuple[str, list[dict]]:
     return said, turns
 
 
+def _echo(text: str) -> Squeezed:
+    """The user's words to quote, ``repeat=N`` times over (N from 1, the whole echo at most
+    ``_MAX_ECHO`` characters)."""
+    m = _REPEAT.search(text)
+    times = max(1, int(m.group(1))) if m else 1
+    return Squeezed(text, min(times, max(1, _MAX_ECHO // (len(text) + 1))))
+
+
 def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
     pr = request.parser_request
     user_text, turns = _conversation(request.messages)
@@ -362,7 +385,7 @@ def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
         reasoning = "The answer must be JSON; I will fill in what the user gave." if thinking else None
     else:
         # The echo is written lazily (``Squeezed``): a long message streams back in bounded pieces.
-        content = ('You said: "', Squeezed(user_text), f'". I am lmparse\'s simulated {model} model: name one '
+        content = ('You said: "', _echo(user_text), f'". I am lmparse\'s simulated {model} model: name one '
                    "of the offered tools in your message and I will call it.") if user_text else \
             f"Hello! I am lmparse's simulated {model} model."
         reasoning = "No tool is needed here; I will answer directly." if thinking else None
