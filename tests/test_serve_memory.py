@@ -27,14 +27,14 @@ from lmparse.serve import anthropic, openai  # noqa: E402
 from lmparse.serve.app import simulated_binding  # noqa: E402
 from lmparse.serve.bindings import _family_markers  # noqa: E402
 from lmparse.serve.engines import simulated  # noqa: E402
-from lmparse.serve.engines.answer import Squeezed  # noqa: E402
 from lmparse.serve.engines.base import GenerationRequest  # noqa: E402
 from lmparse.serve.families import FAMILIES  # noqa: E402
 from lmparse.serve.runner import ChatRunner  # noqa: E402
 from lmparse.serve.signing import Signer  # noqa: E402
-from lmparse.serve.tokenizer import WINDOW, RealTokenizer, load_tokenizer  # noqa: E402
+from lmparse.serve.tokenizer import RealTokenizer, load_tokenizer  # noqa: E402
 from lmparse.request import ParserRequest  # noqa: E402
 
+WINDOW = 4096  # lmparse.serve.tokenizer.WINDOW: characters tokenized at a time
 SENTENCE = "the quick brown fox jumps over the lazy dog, twice: "  # 52 characters
 
 
@@ -144,6 +144,8 @@ def test_text_without_a_word_start_streams_exactly_and_its_ids_decode_to_it(fami
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 64])
 def test_the_squeezed_echo_is_the_whitespace_join_at_any_window(size):
+    from lmparse.serve.engines.answer import Squeezed
+
     rng = random.Random(size)
     for _ in range(200):
         text = "".join(rng.choice(["a", "bc", " ", "  ", "\n", "\t\u3000", "é"]) for _ in range(rng.randrange(30)))
