@@ -376,6 +376,7 @@ def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
         reasoning = f"The user wants {listed}; I will call {it} with the arguments they gave." if thinking else None
         return Reply(reasoning, calls=calls)
 
+    content: str | tuple[ContentPart, ...]
     if results:
         quoted = "; ".join(f"{name} returned {content!r}" for name, content in results)
         content = f"Here is what I found: {quoted}."
