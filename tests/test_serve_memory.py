@@ -14,6 +14,7 @@ gpt-oss parser (openai-harmony's StreamableParser keeps each message's tokens).
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import random
 import tracemalloc
@@ -38,15 +39,9 @@ WINDOW = 4096  # lmparse.serve.tokenizer.WINDOW: characters tokenized at a time
 SENTENCE = "the quick brown fox jumps over the lazy dog, twice: "  # 52 characters
 
 
-@pytest.fixture(scope="module")
-def bindings():
-    return {}
-
-
-def binding_for(bindings, name):
-    if name not in bindings:
-        bindings[name] = simulated_binding(FAMILIES[name])
-    return bindings[name]
+@functools.cache
+def binding_for(name: str):
+    return simulated_binding(FAMILIES[name])
 
 
 def streamed_peak(binding, api: str, answer_chars: int) -> tuple[int, int]:
@@ -80,8 +75,8 @@ def streamed_peak(binding, api: str, answer_chars: int) -> tuple[int, int]:
 # qwen3: the real tokenizer when the test data is at hand; kimi-k2: the pseudo-tokenizer.
 # Each case streams about 300 000 tokens under tracemalloc (some 25 s): two cases only.
 @pytest.mark.parametrize("api, family", [("openai", "qwen3"), ("anthropic", "kimi-k2")])
-def test_a_streamed_answer_eight_times_longer_needs_less_than_twice_the_memory(bindings, family, api):
-    binding = binding_for(bindings, family)
+def test_a_streamed_answer_eight_times_longer_needs_less_than_twice_the_memory(family, api):
+    binding = binding_for(family)
     small_peak, small_sent = streamed_peak(binding, api, 128 << 10)
     large_peak, large_sent = streamed_peak(binding, api, 1 << 20)
     assert large_sent > 6 * small_sent > 6 * (128 << 10)  # the answers really are that long
@@ -186,8 +181,8 @@ def engine_reply(binding, text: str, **limits) -> tuple[str, list[int], str, str
 
 
 @pytest.mark.parametrize("family", ["qwen3", "kimi-k2"])
-def test_stop_and_max_tokens_cut_a_long_streamed_reply_as_the_whole_reply_would(bindings, family):
-    binding = binding_for(bindings, family)
+def test_stop_and_max_tokens_cut_a_long_streamed_reply_as_the_whole_reply_would(family):
+    binding = binding_for(family)
     words = " ".join(f"w{i}" for i in range(20000)) + " MARK and the rest"
     whole = binding.engine.reply_text(GenerationRequest([{"role": "user", "content": words}], [],
                                                         ParserRequest.accept_all()))
