@@ -255,10 +255,13 @@ class _Blocks:
     """Turns runner deltas into content-block events and keeps the blocks' final state.
     A thinking block closes with lmparse's signature of its text (``signing.Signer``), so
     a client that replays it gets the reasoning back into the prompt.  Whitespace alone
-    opens no text block; it goes out in front of the text that follows it, if any."""
+    opens no text block; it goes out in front of the text that follows it, if any.
+    A stream passes ``keep=False``: then only a thinking block's text is kept (for its
+    signature), so a long answer is not held whole while it streams."""
 
-    def __init__(self, signer: Signer) -> None:
+    def __init__(self, signer: Signer, keep: bool = True) -> None:
         self._signer = signer
+        self._keep = keep
         self._space = HeldSpace()
         self.content: list[dict] = []
         self._kind: str | None = None
@@ -277,7 +280,8 @@ class _Blocks:
                 self._open({"type": "tool_use", "id": call.id, "name": fn.name if fn else "", "input": {}}, events)
                 self._kind, self._call_index = "tool_use", call.index
             if fn is not None and fn.arguments and self._kind == "tool_use" and call.index == self._call_index:
-                self._parts.append(fn.arguments)
+                if self._keep:
+                    self._parts.append(fn.arguments)
                 events.append(("content_block_delta", {"type": "content_block_delta", "index": len(self.content) - 1,
                                "delta": {"type": "input_json_delta", "partial_json": fn.arguments}}))
 
@@ -291,7 +295,8 @@ class _Blocks:
             self._open({"type": kind, kind: "", "signature": ""} if kind == "thinking" else {"type": kind, kind: ""},
                        events)
             self._kind = kind
-        self._parts.append(text)
+        if self._keep or kind == "thinking":
+            self._parts.append(text)
         events.append(("content_block_delta", {"type": "content_block_delta", "index": len(self.content) - 1,
                        "delta": {"type": f"{kind}_delta", kind: text}}))
 
@@ -366,7 +371,7 @@ async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncGe
                              "content": [], "stop_reason": None, "stop_sequence": None, "usage": _usage(runner, 0)}
     yield _event("message_start", {"type": "message_start", "message": start})
     yield _event("ping", {"type": "ping"})
-    blocks = _Blocks(opts.signer)
+    blocks = _Blocks(opts.signer, keep=False)
     events: list = []
     try:
         async with aclosing(runner.run()) as deltas:

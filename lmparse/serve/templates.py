@@ -27,10 +27,10 @@ def render_chatml(messages: list[dict], tools: list[dict] | None = None) -> str:
     if tools:
         parts.append("<|im_start|>system\n# Tools\n" + json.dumps(tools, ensure_ascii=False) + "<|im_end|>\n")
     for m in messages:
-        body = m.get("content") or ""
-        for call in m.get("tool_calls") or ():
-            body += "\n" + json.dumps(call["function"], ensure_ascii=False)
-        parts.append(f"<|im_start|>{m['role']}\n{body}<|im_end|>\n")
+        parts += ("<|im_start|>", m["role"], "\n", m.get("content") or "")
+        for call in m.get("tool_calls") or ():  # one list, not a string grown call by call
+            parts += ("\n", json.dumps(call["function"], ensure_ascii=False))
+        parts.append("<|im_end|>\n")
     return "".join(parts) + "<|im_start|>assistant\n"
 
 

@@ -16,9 +16,10 @@ import os
 import re
 import zlib
 from pathlib import Path
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
-__all__ = ["Tokenizer", "RealTokenizer", "PseudoTokenizer", "testdata_dir", "load_tokenizer"]
+__all__ = ["Tokenizer", "RealTokenizer", "PseudoTokenizer", "testdata_dir", "load_tokenizer", "windows", "WINDOW"]
 
 logger = logging.getLogger("lmparse.serve")
 
@@ -26,6 +27,50 @@ DEFAULT_TESTDATA = Path.home() / ".cache" / "lmparse" / "testdata" / "tokenizers
 _REPLACEMENT = "\ufffd"  # a decoder's half a UTF-8 character
 
 Step = tuple[str, int, str]  # (streamed text, token id, the token's own text)
+T = TypeVar("T")
+
+WINDOW = 4096  # characters tokenized at a time when a reply streams
+_LOOKAHEAD = 64  # characters past a cut that must leave the tokens before it as they are
+_TRIES = 3  # cuts tried per window before one is forced
+# Where tokenizers start a new word: a space or newline before a letter, after other text.
+_CUT = re.compile(r"(?<=\S) (?=[^\W\d_])|(?<=\n)(?=[^\W\d_])")
+
+
+def windows(pieces: Iterable[str], encode: Callable[[str], list[T]]) -> Iterator[list[T]]:
+    """``encode`` of the concatenated ``pieces``, one bounded window at a time.
+
+    A window ends at a word start (``_CUT``) only if encoding ``_LOOKAHEAD`` more characters
+    leaves its tokens unchanged: the pre-tokenizers of the BPE families never join text
+    across such a cut, so the tokens are the ones one encoding of the whole text gives
+    (tests/test_serve_memory.py checks it on every tokenizer in the test data).  Text with
+    no such cut in a window (a megabyte of one word) is cut at ``WINDOW``: the text stays
+    exact, only the ids at that edge may differ from a whole encoding.  Work and memory are
+    per window: never more than about ``2 * WINDOW`` characters are held."""
+    text, pos, pending, size = "", 0, [], 0
+    for piece in pieces:
+        pending.append(piece)
+        size += len(piece)
+        if size < WINDOW + _LOOKAHEAD:
+            continue
+        text, pos = text[pos:] + "".join(pending), 0
+        pending.clear()
+        while len(text) - pos >= WINDOW + _LOOKAHEAD:
+            pos, tokens = _cut(text, pos, encode)
+            yield tokens
+        size = len(text) - pos
+    rest = text[pos:] + "".join(pending)
+    if rest:
+        yield encode(rest)
+
+
+def _cut(text: str, pos: int, encode: Callable[[str], list[T]]) -> tuple[int, list[T]]:
+    """The end of the window starting at ``pos`` and its tokens."""
+    ends = [m.start() for m in _CUT.finditer(text, pos + WINDOW // 2, pos + WINDOW)]
+    for end in reversed(ends[-_TRIES:]):
+        head = encode(text[pos:end])
+        if encode(text[pos:end + _LOOKAHEAD])[:len(head)] == head:
+            return end, head
+    return pos + WINDOW, encode(text[pos:pos + WINDOW])
 
 
 def testdata_dir() -> Path | None:
@@ -43,8 +88,12 @@ class Tokenizer:
     def count(self, text: str) -> int:
         raise NotImplementedError
 
-    def steps(self, text: str) -> list[Step]:
+    def stream(self, pieces: Iterable[str]) -> Iterator[Step]:
+        """The steps of the text ``pieces`` make, tokenized a window at a time as they come."""
         raise NotImplementedError
+
+    def steps(self, text: str) -> list[Step]:
+        return list(self.stream((text,)))
 
     def decode_one(self, token_id: int) -> str | None:
         """A token id's own text (None: these are not the model's ids, or not one of them)."""
@@ -56,13 +105,15 @@ class RealTokenizer(Tokenizer):
 
     real = True
 
-    def __init__(self, name: str, encode: Callable[[str], list[int]], decode: Callable[[Sequence[int]], str]) -> None:
+    def __init__(self, name: str, encode: Callable[[str], list[int]], decode: Callable[[Sequence[int]], str],
+                 count: Callable[[str], int] | None = None) -> None:
         self.name = name
         self._encode = encode
         self._decode = decode
+        self._count = count
 
     def count(self, text: str) -> int:
-        return len(self._encode(text))
+        return self._count(text) if self._count is not None else len(self._encode(text))
 
     def decode_one(self, token_id: int) -> str | None:
         try:
@@ -70,27 +121,33 @@ class RealTokenizer(Tokenizer):
         except Exception:  # an id outside the vocabulary
             return None
 
-    def steps(self, text: str) -> list[Step]:
+    def stream(self, pieces: Iterable[str]) -> Iterator[Step]:
         """Chunk k is the text that token k completes, over a bounded decode window
-        (``prefix``..``read``), as engines detokenize; half a character waits ("")."""
-        ids = self._encode(text)
+        (``recent``: the ids from the last emitted piece's start on; ``read`` of them are
+        emitted), as engines detokenize; half a character waits (""), and a held tail is
+        flushed with the last token."""
         decode = self._decode
-        out: list[Step] = []
-        prefix = read = 0
+        recent: list[int] = []
+        read = 0
         emitted = ""
-        for end in range(1, len(ids) + 1):
-            window = decode(ids[prefix:end])
-            piece = ""
-            if len(window) > len(emitted) and not window.endswith(_REPLACEMENT):
-                piece = window[len(emitted):]
-                prefix, read = read, end
-                emitted = decode(ids[prefix:read])
-            out.append((piece, ids[end - 1], decode(ids[end - 1 : end])))
-        if read < len(ids) and out:  # a held tail is flushed with the last token
-            tail = decode(ids[prefix:])[len(emitted):]
-            last = out[-1]
-            out[-1] = (last[0] + tail, last[1], last[2])
-        return out
+        last: Step | None = None
+        for ids in windows(pieces, self._encode):
+            for token_id in ids:
+                recent.append(token_id)
+                window = decode(recent)
+                piece = ""
+                if len(window) > len(emitted) and not window.endswith(_REPLACEMENT):
+                    piece = window[len(emitted):]
+                    del recent[:read]  # settled ids are never decoded again
+                    read = len(recent)
+                    emitted = decode(recent)
+                if last is not None:
+                    yield last
+                last = (piece, token_id, decode([token_id]))
+        if last is not None:
+            if read < len(recent):
+                last = (last[0] + decode(recent)[len(emitted):], last[1], last[2])
+            yield last
 
 
 # Marker shapes the pseudo-tokenizer keeps whole, on top of a family's declared markers:
@@ -128,12 +185,13 @@ class PseudoTokenizer(Tokenizer):
     def count(self, text: str) -> int:
         return sum(1 for _ in self._pattern.finditer(text))
 
-    def steps(self, text: str) -> list[Step]:
-        out = []
-        for m in self._pattern.finditer(text):
-            piece = m.group()
-            out.append((piece, self._id(piece), piece))
-        return out
+    def _pieces(self, text: str) -> list[str]:
+        return self._pattern.findall(text)
+
+    def stream(self, pieces: Iterable[str]) -> Iterator[Step]:
+        for window in windows(pieces, self._pieces):
+            for piece in window:
+                yield piece, self._id(piece), piece
 
 
 _PIECE = 32 * 1024  # characters per encode call when a long text is cut (a few ms of work each)
@@ -159,7 +217,7 @@ def _boundary(tokens: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(map(re.escape, tokens))) if tokens else None
 
 
-def _load_hf(path: Path) -> tuple[Callable, Callable]:
+def _load_hf(path: Path) -> tuple[Callable, Callable, Callable]:
     from tokenizers import Tokenizer as HfTokenizer
 
     tok = HfTokenizer.from_str(gzip.decompress(path.read_bytes()).decode())
@@ -167,16 +225,19 @@ def _load_hf(path: Path) -> tuple[Callable, Callable]:
     boundary = _boundary(t.content for t in tok.get_added_tokens_decoder().values()
                          if not (t.lstrip or t.rstrip or t.single_word) and t.content)
 
-    def encode(text: str) -> list[int]:
+    def encodings(text: str) -> list[Any]:
         """encode_batch gives the same ids as encode but releases the GIL while it works (so a
         long prompt counted in the worker pool does not stall the event loop's thread), and
         encodes a long prompt's pieces in parallel."""
-        pieces = _cuts(text, boundary)
-        if len(pieces) == 1:
-            return tok.encode_batch(pieces, add_special_tokens=False)[0].ids
-        return [i for e in tok.encode_batch(pieces, add_special_tokens=False) for i in e.ids]
+        return tok.encode_batch(_cuts(text, boundary), add_special_tokens=False)
 
-    return encode, lambda ids: tok.decode(list(ids), skip_special_tokens=False)
+    def encode(text: str) -> list[int]:
+        parts = encodings(text)
+        return parts[0].ids if len(parts) == 1 else [i for e in parts for i in e.ids]
+
+    # A count is the encodings' length: no list of Python ints (9 MB for a 1 MB prompt).
+    return (encode, lambda ids: tok.decode(list(ids), skip_special_tokens=False),
+            lambda text: sum(len(e) for e in encodings(text)))
 
 
 def _load_harmony(root: Path | None) -> tuple[Callable, Callable]:

@@ -11,6 +11,9 @@ The rules (documented for users of ``lmparse serve``):
 * Arguments come from the tool's JSON schema: ``key=value`` pairs in the user's message
   (``city=Paris``, ``days=3``, ``note="two words"``) fill properties of that name,
   converted to the declared type; required properties left over get an example value.
+* A text answer quotes the user's words (whitespace runs as one space); ``repeat=N`` in
+  the message quotes them N times over, up to 4 Mi characters: a long, streamed answer
+  from a short request.  The quote is written as it streams, never held whole.
 * With thinking on, the reply reasons first.  "while thinking" in the user's message
   puts the calls inside the reasoning (reasoning, calls, more reasoning).
 * A reply that must be JSON (``response_format`` / Responses ``text.format`` / Anthropic
@@ -26,40 +29,107 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ...schema import schema_type
 from .base import GenerationRequest
 
-__all__ = ["Reply", "decide", "build_arguments", "user_pairs", "user_words"]
+__all__ = ["Reply", "Squeezed", "PIECE", "decide", "build_arguments", "user_pairs", "user_words"]
+
+PIECE = 4096  # characters of reply text handed on at a time
 
 # ``name=value`` pairs in the user's words.  A name starts at the first ASCII letter or "_"
 # of a run of word characters, dots and hyphens.  The lookbehind lets a match start only
 # where such a run starts, so a long word without "=" is read a bounded number of times
 # (a plain ``[A-Za-z_][\w.-]*=`` retries from every character of it: quadratic).
 _PAIR = re.compile(r"""(?<![\w.-])(?:[^\W_A-Za-z]|[.-])*([A-Za-z_][\w.-]*)=("([^"]*)"|'([^']*)'|[^\s,;]+)""")
+# ``repeat=N`` in a message answered with text: the echo says the user's words N times over
+# (a long answer from a short request; at most ``_MAX_ECHO`` characters of it).
+_REPEAT = re.compile(r"(?<![\w.-])repeat=(\d{1,7})(?![\w.-])")
+_MAX_ECHO = 1 << 22
 _NESTED_HINT = re.compile(r"while thinking|inside (?:your |the )?reasoning", re.I)
 _EXAMPLE_STRINGS = {"city": "Paris", "location": "Paris", "country": "France", "unit": "celsius",
                     "query": "lmparse", "timezone": "Europe/Paris", "language": "en"}
 
 
+class Squeezed:
+    """``" ".join(text.split())``, ``times`` times over with a space between, written a
+    window at a time: an echo of the user's words costs no second copy of them (a 1 MB
+    message is quoted in ``PIECE``-sized pieces)."""
+
+    __slots__ = ("text", "times")
+
+    def __init__(self, text: str, times: int = 1) -> None:
+        self.text = text
+        self.times = times
+
+    def pieces(self, size: int = PIECE) -> Iterator[str]:
+        for i in range(self.times):
+            if i:
+                yield " "
+            yield from self._once(size)
+
+    def _once(self, size: int) -> Iterator[str]:
+        text, pos, wrote, gap = self.text, 0, False, False
+        while pos < len(text):
+            window = text[pos:pos + size]
+            pos += size
+            words = window.split()
+            if words:
+                # A word cut by the window edge goes on without a space; whitespace on
+                # either side of the edge is one space.
+                lead = " " if wrote and (gap or window[0].isspace()) else ""
+                yield lead + " ".join(words)
+                wrote, gap = True, window[-1].isspace()
+            else:
+                gap = True
+
+    def __str__(self) -> str:
+        return "".join(self.pieces())
+
+
+ContentPart = str | Squeezed
+
+
 class Reply:
-    """The model's answer before rendering: channels in the order they are written."""
+    """The model's answer before rendering: channels in the order they are written.
+    ``content`` may be given in parts (literal text and ``Squeezed`` echoes) that
+    ``content_pieces`` writes out lazily; reading ``content`` joins them."""
 
-    __slots__ = ("reasoning", "content", "calls", "calls_in_reasoning", "reasoning_after")
+    __slots__ = ("reasoning", "parts", "calls", "calls_in_reasoning", "reasoning_after")
 
-    def __init__(self, reasoning: str | None = None, content: str | None = None,
+    def __init__(self, reasoning: str | None = None, content: str | Sequence[ContentPart] | None = None,
                  calls: list[tuple[str, str]] | None = None, calls_in_reasoning: bool = False,
                  reasoning_after: str = "") -> None:
         self.reasoning = reasoning
-        self.content = content
+        self.parts: tuple[ContentPart, ...] | None = (content,) if isinstance(content, str) else \
+            None if content is None else tuple(content)
         self.calls = calls or []
         self.calls_in_reasoning = calls_in_reasoning
         self.reasoning_after = reasoning_after
 
+    @property
+    def content(self) -> str | None:
+        return None if self.parts is None else "".join(map(str, self.parts))
+
+    def content_pieces(self, size: int = PIECE) -> Iterator[str]:
+        """The content in pieces of at most about ``size`` characters."""
+        for part in self.parts or ():
+            if isinstance(part, Squeezed):
+                yield from part.pieces(size)
+            else:
+                yield from slices(part, size)
+
     def __repr__(self) -> str:
         return (f"Reply(reasoning={self.reasoning!r}, content={self.content!r}, calls={self.calls!r}, "
                 f"in_reasoning={self.calls_in_reasoning})")
+
+
+def slices(text: str, size: int = PIECE) -> Iterator[str]:
+    """``text`` in consecutive slices of at most ``size`` characters."""
+    for at in range(0, len(text), size):
+        yield text[at:at + size]
 
 
 def user_pairs(text: str) -> list[tuple[str, str]]:
@@ -201,13 +271,41 @@ def json_reply(response_format: dict, pairs: list[tuple[str, str]]) -> str:
     return json.dumps(build_arguments(schema, pairs, root=schema), ensure_ascii=False)
 
 
+_WORD_RUN = re.compile(r"(?<![\w.-])[\w.-]+")
+_NAME_CHARS = re.compile(r"[\w.-]+")
+_SEARCHED_ONE_BY_ONE = 8  # up to this many names, one C-level regex search each is fastest
+
+
 def _named_tools(text: str, names: list[str]) -> list[str]:
-    found = []
-    for name in names:
-        m = re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", text)
-        if m:
-            found.append((m.start(), name))
-    return [name for _, name in sorted(found)]
+    """The names that appear in ``text`` as words of their own, in order of first appearance.
+
+    A name counts where a run of word characters, dots and hyphens starts with it and it
+    is followed by the run's end or a dot.  A few names are searched for one by one; more
+    are looked up in one pass over the runs (each run's candidate prefixes, only of the
+    names' lengths, in a set), so many tools and a long message cost their sum, not their
+    product."""
+    few = len(names) <= _SEARCHED_ONE_BY_ONE
+    wanted = set() if few else {n for n in names if _NAME_CHARS.fullmatch(n)}
+    first = {n: m.start() for n in names if n not in wanted
+             for m in [re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text)] if m}
+    lengths = {len(n) for n in wanted}
+    longest = max(lengths, default=0)
+    for run in _WORD_RUN.finditer(text):
+        if not wanted:
+            break
+        start, stop = run.span()
+        ends = [stop - start] if stop - start in lengths else []
+        dot = text.find(".", start, min(stop, start + longest + 1))
+        while dot >= 0:
+            if dot - start in lengths:
+                ends.append(dot - start)
+            dot = text.find(".", dot + 1, min(stop, start + longest + 1))
+        for end in ends:
+            word = text[start:start + end]
+            if word in wanted:
+                wanted.discard(word)
+                first[word] = start
+    return [name for _, name in sorted((at, name) for name, at in first.items())]
 
 
 def _tool_results(messages: list[dict]) -> list[tuple[str, str]]:
@@ -241,6 +339,14 @@ def _conversation(messages: list[dict]) -> tuple[str, list[dict]]:
     return said, turns
 
 
+def _echo(text: str) -> Squeezed:
+    """The user's words to quote, ``repeat=N`` times over (N from 1, the whole echo at most
+    ``_MAX_ECHO`` characters)."""
+    m = _REPEAT.search(text)
+    times = max(1, int(m.group(1))) if m else 1
+    return Squeezed(text, min(times, max(1, _MAX_ECHO // (len(text) + 1))))
+
+
 def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
     pr = request.parser_request
     user_text, turns = _conversation(request.messages)
@@ -270,6 +376,7 @@ def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
         reasoning = f"The user wants {listed}; I will call {it} with the arguments they gave." if thinking else None
         return Reply(reasoning, calls=calls)
 
+    content: str | tuple[ContentPart, ...]
     if results:
         quoted = "; ".join(f"{name} returned {content!r}" for name, content in results)
         content = f"Here is what I found: {quoted}."
@@ -278,9 +385,9 @@ def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
         content = json_reply(request.response_format, user_pairs(user_text))
         reasoning = "The answer must be JSON; I will fill in what the user gave." if thinking else None
     else:
-        said = " ".join(user_text.split())
-        content = (f'You said: "{said}". I am lmparse\'s simulated {model} model: name one of the '
-                   "offered tools in your message and I will call it.") if said else \
+        # The echo is written lazily (``Squeezed``): a long message streams back in bounded pieces.
+        content = ('You said: "', _echo(user_text), f'". I am lmparse\'s simulated {model} model: name one '
+                   "of the offered tools in your message and I will call it.") if user_text else \
             f"Hello! I am lmparse's simulated {model} model."
         reasoning = "No tool is needed here; I will answer directly." if thinking else None
     return Reply(reasoning, content=content)

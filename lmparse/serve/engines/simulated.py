@@ -5,47 +5,103 @@ wire format with the parsers' own renderers (tool dialect ``render``, reasoning
 descriptor ``render``, Harmony for gpt-oss), and streams it one token at a time with
 the family's tokenizer at a configurable rate, with fake but well-formed logprobs.
 The prompt is rendered with the family's chat template for the usage count.
+
+The reply is produced, searched for stop sequences and tokenized as it streams, a
+bounded window at a time: memory is what is in flight, not the answer's length, and
+no step holds the event loop for longer than one window's work.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import secrets
+from collections.abc import AsyncIterator, Iterable, Iterator
 
 from ...registry import ReasoningParserManager, ToolParserManager
 from ..families import Family
 from ..templates import ChatTemplate, render_chatml
 from ..tokenizer import Step, Tokenizer
-from .answer import Reply, decide
+from .answer import PIECE, Reply, decide, slices
 from .base import Engine, EngineChunk, EngineStream, GenerationRequest
 
-__all__ = ["SimulatedEngine", "harmony_parts"]
+__all__ = ["SimulatedEngine", "StopScan", "harmony_parts"]
 
-def harmony_parts(reply: Reply) -> list[tuple[str, ...]]:
-    """The reply as gpt-oss messages, for ``lmparse.response.harmony.render_reply``."""
+# Stands for the content while the rest of a reply is rendered around it; random, so no
+# request can write it.
+_HOLE = f"\x00content-{secrets.token_hex(8)}\x00"
+
+
+def harmony_parts(reply: Reply, content: str | None = None) -> list[tuple[str, ...]]:
+    """The reply as gpt-oss messages, for ``lmparse.response.harmony.render_reply``
+    (``content`` in place of the reply's own when given)."""
     parts: list[tuple[str, ...]] = []
     if reply.reasoning is not None:
         parts.append(("analysis", reply.reasoning))
     parts += [("call", name, arguments) for name, arguments in reply.calls]
     if reply.calls and reply.calls_in_reasoning and reply.reasoning_after:
         parts.append(("analysis", reply.reasoning_after))
-    if reply.content is not None:
-        parts.append(("final", reply.content))
+    if reply.parts is not None:
+        parts.append(("final", content if content is not None else reply.content or ""))
     return parts
 
 
-def _fake_logprobs(steps: list[Step], top: int) -> list[dict]:
-    """Deterministic, well-formed ``ChatCompletionTokenLogprob`` entries."""
-    out = []
-    for _, token_id, token in steps:
-        logprob = -(((token_id * 2654435761) >> 7) % 2000) / 1000.0
-        alternatives = [{"token": token, "logprob": logprob, "bytes": list(token.encode())}]
-        for rank in range(1, top):
-            alt = f"<alt{rank}>"
-            alternatives.append({"token": alt, "logprob": round(logprob - rank, 3), "bytes": list(alt.encode())})
-        out.append({"token": token, "logprob": logprob, "bytes": list(token.encode()),
-                    "top_logprobs": alternatives[:top]})
-    return out
+def _fake_logprob(step: Step, top: int) -> dict:
+    """A deterministic, well-formed ``ChatCompletionTokenLogprob`` entry."""
+    _, token_id, token = step
+    logprob = -(((token_id * 2654435761) >> 7) % 2000) / 1000.0
+    alternatives = [{"token": token, "logprob": logprob, "bytes": list(token.encode())}]
+    for rank in range(1, top):
+        alt = f"<alt{rank}>"
+        alternatives.append({"token": alt, "logprob": round(logprob - rank, 3), "bytes": list(alt.encode())})
+    return {"token": token, "logprob": logprob, "bytes": list(token.encode()), "top_logprobs": alternatives[:top]}
+
+
+class StopScan:
+    """Text pieces up to the first stop sequence, found as they stream.
+
+    The earliest occurrence wins (the smaller string on a tie), as a search of the whole
+    text would decide.  Only the last ``keep`` characters (the longest stop's length - 1)
+    are held back; each search covers the held text and at least as much new text, so
+    the work is linear in the text."""
+
+    __slots__ = ("stops", "keep", "found")
+
+    def __init__(self, stops: Iterable[str]) -> None:
+        self.stops = sorted({s for s in stops if s})
+        self.keep = max(map(len, self.stops), default=1) - 1
+        self.found: str | None = None
+
+    def _first(self, text: str) -> tuple[int, str] | None:
+        hits = [(at, s) for s in self.stops for at in [text.find(s)] if at >= 0]
+        return min(hits) if hits else None
+
+    def scan(self, pieces: Iterable[str]) -> Iterator[str]:
+        if not self.stops:
+            yield from pieces
+            return
+        held, pending, size = "", [], 0
+        for piece in pieces:
+            pending.append(piece)
+            size += len(piece)
+            if size < max(self.keep, PIECE):
+                continue
+            text = held + "".join(pending)
+            pending.clear()
+            size = 0
+            safe = len(text) - self.keep  # a stop starting before here lies wholly in text
+            hit = self._first(text)
+            if hit is not None and hit[0] <= safe:
+                self.found = hit[1]
+                yield text[:hit[0]]
+                return
+            yield text[:safe]
+            held = text[safe:]
+        text = held + "".join(pending)
+        hit = self._first(text)
+        if hit is not None:
+            self.found = hit[1]
+            text = text[:hit[0]]
+        yield text
 
 
 class SimulatedEngine(Engine):
@@ -76,14 +132,31 @@ class SimulatedEngine(Engine):
         return descriptor.starts_in_reasoning() or (descriptor.start_tag is not None and request.thinking is True)
 
     def reply_text(self, request: GenerationRequest) -> str:
+        return "".join(self.reply_pieces(request))
+
+    def reply_pieces(self, request: GenerationRequest) -> Iterator[str]:
+        """The reply's text in pieces of at most ``PIECE`` characters.  The decision and
+        the frame around the content are made now; the content is written as it is read."""
         reply = decide(request, self.thinking_on(request), self.family.name)
+        hole = _HOLE if reply.parts is not None else None
         if self._harmony:
             from ...response.harmony import render_reply
 
-            return render_reply(harmony_parts(reply), header="model")
-        return self.render(reply)
+            frame = render_reply(harmony_parts(reply, hole), header="model")
+        else:
+            frame = self.render(reply, hole)
+        before, found, after = frame.partition(_HOLE) if hole else (frame, "", "")
 
-    def render(self, reply: Reply) -> str:
+        def pieces() -> Iterator[str]:
+            yield from slices(before)
+            if found:
+                yield from reply.content_pieces()
+            yield from slices(after)
+
+        return pieces()
+
+    def render(self, reply: Reply, content: str | None = None) -> str:
+        """The reply in the family's wire format (``content`` in place of the reply's own)."""
         calls = self._tool.render(reply.calls) if reply.calls and self._tool is not None else ""
         parts = []
         if reply.reasoning is not None and self._reasoning is not None:
@@ -93,8 +166,8 @@ class SimulatedEngine(Engine):
                 calls = ""
             else:
                 parts.append(self._reasoning.render(reply.reasoning))
-        if reply.content is not None:
-            parts.append(reply.content)
+        if reply.parts is not None:
+            parts.append(content if content is not None else reply.content or "")
         parts.append(calls)
         return "".join(parts)
 
@@ -114,48 +187,31 @@ class SimulatedEngine(Engine):
 
     def start(self, request: GenerationRequest) -> EngineStream:
         prompt_tokens = self.count_prompt(request)
-        text = self.reply_text(request)
-        stop_sequence = None
-        if request.stop:
-            hits = [(text.find(s), s) for s in request.stop if s and s in text]
-            if hits:
-                at, stop_sequence = min(hits)
-                text = text[:at]
-        steps = self.tokenizer.steps(text)
-        finish = "stop"
-        if request.max_tokens is not None and len(steps) > request.max_tokens:
-            steps, finish, stop_sequence = steps[: request.max_tokens], "length", None
-        logprobs = _fake_logprobs(steps, request.top_logprobs) if request.logprobs else None
+        scan = StopScan(request.stop)
+        steps = self.tokenizer.stream(scan.scan(self.reply_pieces(request)))
+        top = request.top_logprobs if request.logprobs else None
         # Stand-in ids only count tokens; gpt-oss's parser reads real ids, so it gets none.
         real_ids = self.tokenizer.real
-        return EngineStream(prompt_tokens, self._stream(steps, logprobs, finish, stop_sequence),
+        return EngineStream(prompt_tokens, self._stream(_chunks(steps, request.max_tokens, scan, top)),
                             parser_token_ids=real_ids or not self._harmony)
 
-    async def _stream(self, steps: list[Step], logprobs: list[dict] | None, finish: str,
-                      stop_sequence: str | None) -> AsyncIterator[EngineChunk]:
+    async def _stream(self, chunks: Iterator[EngineChunk]) -> AsyncIterator[EngineChunk]:
         self.streams_started += 1
         loop = asyncio.get_running_loop()
         interval = 1.0 / self.token_rate if self.token_rate > 0 else 0.0
         due = loop.time()
-        last = len(steps) - 1
         done = False
         try:
-            if not steps:
-                done = True
-                yield EngineChunk("", [], [] if logprobs is not None else None, finish, stop_sequence)
-                return
-            for i, (piece, token_id, _) in enumerate(steps):
+            for chunk in chunks:
                 if interval:
                     due += interval
                     delay = due - loop.time()
                     await asyncio.sleep(delay if delay > 0 else 0)
                 else:
                     await asyncio.sleep(0)  # let the server notice a client that left
-                self.tokens_generated += 1
-                end = i == last
-                done = end
-                yield EngineChunk(piece, [token_id], [logprobs[i]] if logprobs is not None else None,
-                                  finish if end else None, stop_sequence if end else None)
+                self.tokens_generated += len(chunk.token_ids or ())
+                done = chunk.finish_reason is not None
+                yield chunk
         finally:
             if not done:
                 self.streams_cancelled += 1
@@ -163,3 +219,24 @@ class SimulatedEngine(Engine):
     def stats(self) -> dict[str, int]:
         return {"streams_started": self.streams_started, "streams_cancelled": self.streams_cancelled,
                 "tokens_generated": self.tokens_generated}
+
+
+def _chunks(steps: Iterator[Step], max_tokens: int | None, scan: StopScan, top: int | None) -> Iterator[EngineChunk]:
+    """One chunk per token; the last carries the finish reason: ``length`` when
+    ``max_tokens`` cut the reply, else ``stop`` (with the stop sequence that ended it)."""
+    held: Step | None = None
+    count = 0
+    finish = "stop"
+    for step in steps:
+        if max_tokens is not None and count >= max_tokens:
+            finish = "length"
+            break
+        if held is not None:
+            yield EngineChunk(held[0], [held[1]], [_fake_logprob(held, top)] if top is not None else None)
+        held, count = step, count + 1
+    stop_sequence = scan.found if finish == "stop" else None
+    if held is None:
+        yield EngineChunk("", [], [] if top is not None else None, finish, stop_sequence)
+    else:
+        yield EngineChunk(held[0], [held[1]], [_fake_logprob(held, top)] if top is not None else None,
+                          finish, stop_sequence)
