@@ -35,8 +35,9 @@ anthropic.py ``_SERVER_BLOCK`` / ``_HOSTED_TOOL``  block and tool type strings  
 openai/anthropic/responses ``parse_request``       whole requests, 16 000 messages             linear
 models.py ``ModelNames``                           the requested model name                    names over 256 characters match none
 cli.py ``_run_parse``                              a transcript, whole or in chunks            linear (the parsers' own guarantee)
-engines/sse.py, decoders.py                        an upstream engine's bytes                  not changed here: a single SSE line
-                                                                                               that never ends is re-split per read
+engines/sse.py ``SSELineDecoder``                  an upstream engine's bytes                  CHANGED: a line that never ended was
+                                                                                               re-split with each read; now only new
+                                                                                               text is split (and 32 Mi chars end it)
 =================================================  ==========================================  =================================
 """
 
@@ -250,6 +251,24 @@ def responses_request_of_many_items(n: int) -> Thunk:
                                     for m in conversation(n)]}
     signer = Signer("k")
     return lambda: parse_request(body, "m", signer, None)
+
+
+# ---- upstream engine bytes --------------------------------------------------------------------------
+
+
+@case
+def sse_line_that_arrives_a_few_bytes_at_a_time(n: int) -> Thunk:
+    from lmparse.serve.engines.sse import SSELineDecoder
+
+    line = b'data: {"choices": [{"text": "' + b"x" * n + b'"}]}\n\n'
+    reads = [line[i:i + 64] for i in range(0, len(line), 64)]
+
+    def go() -> None:
+        decoder = SSELineDecoder()
+        events = [e for read in reads for e in decoder.decode(read)]
+        assert len(events) == 1
+
+    return go
 
 
 # ---- the CLI -------------------------------------------------------------------------------------------

@@ -73,3 +73,15 @@ def test_error_text_reads_both_error_shapes() -> None:
     assert error_text({"error": {"code": 1}}) == "{'code': 1}"
     assert error_text({"object": "error", "message": "m"}) == "m"
     assert error_text({"text": "fine"}) is None and error_text([1]) is None
+
+
+def test_a_line_that_never_ends_fails_the_stream_instead_of_growing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lmparse.serve.engines import sse
+
+    monkeypatch.setattr(sse, "MAX_LINE", 1000)
+    lines = SSELineDecoder()
+    assert lines.decode(b'data: {"n": 1}\ndata: {"text": "') == [{"n": 1}]
+    for _ in range(20):
+        assert lines.decode(b"x" * 100) == []
+    assert lines.done and lines.error == "sent a line longer than 1000 characters"
+    assert lines.decode(b'"}\ndata: {"n": 2}\n') == []  # nothing after the failure

@@ -23,6 +23,7 @@ Event = dict[str, Any]
 # SSE ends a line at CR, LF or CRLF only (str.splitlines would also split a JSON string at U+2028).
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _SKIPPED = (":", "event:", "id:", "retry:")
+MAX_LINE = 32 * 1024 * 1024  # characters: a longer line is a failed stream, not memory without end
 
 
 def error_text(event: Any) -> str | None:
@@ -42,11 +43,12 @@ def error_text(event: Any) -> str | None:
 class SSELineDecoder:
     """Incremental: carries a partial line and a trailing CR across calls."""
 
-    __slots__ = ("_text", "_partial", "_trailing_cr", "done", "error")
+    __slots__ = ("_text", "_partial", "_partial_size", "_trailing_cr", "done", "error")
 
     def __init__(self) -> None:
         self._text = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._partial = ""
+        self._partial: list[str] = []  # the pieces of a line not ended yet (joined once, when it ends)
+        self._partial_size = 0
         self._trailing_cr = False
         self.done = False  # no event follows: [DONE], an error event or a line that is not JSON
         self.error: str | None = None  # why the stream failed, when it did
@@ -59,14 +61,24 @@ class SSELineDecoder:
         if self._trailing_cr and text.startswith("\n"):  # the LF of a CRLF split between reads
             text = text[1:]
         self._trailing_cr = text.endswith("\r")
-        lines = _LINE_END.split(self._partial + text)
-        self._partial = lines.pop()
+        lines = _LINE_END.split(text)  # only the new text is scanned: a long line costs its length once
+        if len(lines) == 1:
+            self._partial.append(text)
+            self._partial_size += len(text)
+            if self._partial_size > MAX_LINE:
+                self._partial, self._partial_size = [], 0
+                self._fail(f"sent a line longer than {MAX_LINE} characters")
+            return []
+        if self._partial:
+            lines[0] = "".join(self._partial) + lines[0]
+        tail = lines.pop()
+        self._partial, self._partial_size = ([tail], len(tail)) if tail else ([], 0)
         return self._events(lines)
 
     def flush(self) -> list[Event]:
         """The events of a last line the body did not end."""
-        tail = self._partial + self._text.decode(b"", final=True)
-        self._partial = ""
+        tail = "".join(self._partial) + self._text.decode(b"", final=True)
+        self._partial, self._partial_size = [], 0
         return [] if self.done else self._events(_LINE_END.split(tail))
 
     def _events(self, lines: list[str]) -> list[Event]:
