@@ -7,8 +7,8 @@ reply is written, searched for stop sequences and tokenized a bounded window at 
 
 What still holds an answer whole, by design: a non-streaming response (it returns it),
 the Responses API (its ``response.completed`` event and the response store carry the
-output), an Anthropic thinking block (its signature covers the whole text), and the
-gpt-oss parser (openai-harmony's StreamableParser keeps each message's tokens).
+output), and an Anthropic thinking block (its signature covers the whole text).  The
+gpt-oss parser's bound is tested apart (tests/test_harmony_memory.py).
 """
 
 from __future__ import annotations

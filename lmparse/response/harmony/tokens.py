@@ -24,6 +24,7 @@ __all__ = ["load_encoding", "encoding_at_hand", "harmony_module", "is_encoding",
 INSTALL_HINT = "the 'gpt-oss' response parser needs openai-harmony: pip install 'lmparse[harmony]'"
 
 _START_ID, _MESSAGE_ID = MARKER_IDS[START], MARKER_IDS[MESSAGE]
+BODY_WINDOW = 4096  # body tokens one openai-harmony parser reads before a fresh one takes over
 _EVENTS = {MARKER_IDS[marker]: event for marker, event in MARKER_EVENTS.items()}
 
 
@@ -61,7 +62,7 @@ def is_encoding(tokenizer: object) -> bool:
 class TokenMessages:
     """Headers and bodies through openai-harmony's StreamableParser, one parser per message."""
 
-    __slots__ = ("reasoning_tokens", "_enc", "_h", "_header", "_role_known", "_parser", "_emitted")
+    __slots__ = ("reasoning_tokens", "_enc", "_h", "_header", "_role_known", "_parser", "_emitted", "_fed")
     verbatim_bodies = False
 
     def __init__(self, encoding: Any) -> None:
@@ -72,6 +73,7 @@ class TokenMessages:
         self._role_known = True
         self._parser: Any = None
         self._emitted = 0  # characters of the current body already routed
+        self._fed = 0  # tokens the current parser has read
 
     @property
     def held_chars(self) -> int:
@@ -100,7 +102,7 @@ class TokenMessages:
         else:
             verdict = (parser.current_channel, parser.current_recipient)
         self._parser = parser
-        self._emitted = 0
+        self._emitted = self._fed = 0
         return verdict
 
     def drop_header(self) -> str:
@@ -109,9 +111,13 @@ class TokenMessages:
 
     def open_body(self) -> None:
         self._parser = self._body_parser()
-        self._emitted = 0
+        self._emitted = self._fed = 0
 
     def body_text(self, payload: Sequence[int], reasoning: bool) -> str:
+        """The text ``payload`` adds to the body.  openai-harmony's parser keeps every token
+        of its message, so a long body moves to a fresh parser every ``BODY_WINDOW`` tokens,
+        at a token that is whole characters by itself (no UTF-8 bytes can be pending after
+        it): memory stays bounded, and the text is the same."""
         parts = []
         for token in payload:
             if reasoning:
@@ -125,6 +131,9 @@ class TokenMessages:
             if delta:
                 self._emitted += len(delta)
                 parts.append(delta)
+            self._fed += 1
+            if self._fed >= BODY_WINDOW and "\ufffd" not in self.decode([token]):
+                self._parser, self._emitted, self._fed = self._body_parser(), 0, 0
         return "".join(parts)
 
     def end_body(self, stop: Sequence[int] | None) -> str:
