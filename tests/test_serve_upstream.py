@@ -328,8 +328,14 @@ def test_cli_serves_in_front_of_an_engine(fakes: FakeEngines) -> None:
 
 
 def _access_reason(caplog, request_id: str) -> str:
-    """The reason the access line of request ``request_id`` gives."""
-    lines = [r.getMessage() for r in caplog.records if r.name == "lmparse.access" and request_id in r.getMessage()]
+    """The access line of request ``request_id`` (written once its response has ended: the
+    server thread may still be writing it when the client has read the answer)."""
+    deadline = time.monotonic() + 5
+    while True:
+        lines = [r.getMessage() for r in caplog.records if r.name == "lmparse.access" and request_id in r.getMessage()]
+        if lines or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     assert len(lines) == 1, lines
     return lines[0]
 
@@ -367,7 +373,12 @@ def _failure_logged(caplog, message: str) -> None:
     """``message`` names a request id whose log record has the engine's own words."""
     request_id = message.removeprefix("internal error (request id ").removesuffix(")")
     assert request_id.startswith("req_") and message == f"internal error (request id {request_id})"
-    logged = [r.getMessage() for r in caplog.records if request_id in r.getMessage()]
+    deadline = time.monotonic() + 5
+    while True:  # the server thread logs it as the stream ends: maybe just after the client read it
+        logged = [r.getMessage() for r in caplog.records if request_id in r.getMessage()]
+        if any("engine crashed" in line for line in logged) or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     assert any("engine crashed" in line for line in logged), logged
 
 
