@@ -26,8 +26,9 @@ SECTIONS: dict[str, tuple[Callable[[str], list[Row]], str]] = {
                     "non-streaming ones once the server counts the request as started (the reply is still being "
                     "generated at 50 tokens per second), 100 at a time. `lmparse_engine_cancelled_total` and the "
                     "engines' own cancelled counters must rise by exactly the number of clients, "
-                    "`lmparse_requests_in_flight` must return to 0, and RSS / fds / threads (from /proc) are "
-                    "compared before and after; three requests answered before must be answered the same after."),
+                    "`lmparse_requests_in_flight` must return to 0, and RSS / fds / threads (from /proc) and the "
+                    "event loop's tasks (`lmparse_event_loop_tasks`) are compared before and after; three "
+                    "requests answered before must be answered the same after."),
     "hostile": (hostile.run, "One row per hostile input, each followed by a `/health` probe and a normal request that "
                 "must be answered right. The server requires an API key (`--api-key-file`); every row but the key "
                 "rows sends it. Error bodies must have the path's API shape: OpenAI `{\"error\": {\"message\", "

@@ -76,8 +76,8 @@ def render(runs: Sequence[SectionRun], command: str, size: str) -> str:
         "subprocess on a free loopback port; nothing here is edited by hand (`make reliability` rewrites it).",
         "",
         "A row passes when every check in its *expected* column holds; *lost* counts requests that got no correct "
-        "answer. Rows marked *waits for* fail because a change another branch makes is not merged yet, or because "
-        "of a bug reported to the lead (the reduced run in `make test` tolerates exactly those).",
+        "answer. The run fails if any row fails or any request is lost; `make test` runs the reduced set "
+        "(`tests/test_reliability.py`), which must pass whole.",
         "",
         *summary(runs),
     ]
