@@ -27,7 +27,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 
-import orjson
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -39,6 +38,7 @@ from .bindings import ModelBinding, simulated_binding, upstream_binding
 from .errors import RequestError, internal_message, public
 from .guards import with_guards
 from .inflight import SHUTTING_DOWN, InFlight
+from .intake import read_json
 from .logs import AccessLog, request_log
 from .metrics import Metrics, Sample
 from .models import ModelNames, anthropic_model, openai_model
@@ -57,28 +57,34 @@ DEFAULT_MAX_MODEL_LEN = 131072  # tokens: the bound on a request's max_tokens un
 DEFAULT_BODY_TIMEOUT = 30.0  # seconds a request body may pause between two parts (--timeout-body)
 WORKER_THREADS = 4  # the pool that keeps request decoding and prompt rendering off the event loop
 _T = TypeVar("_T")
-# Real requests nest JSON a few levels (a tool schema ~10); a bound keeps every recursive
-# reader after the body (content blocks, schemas, templates) far from Python's stack limit.
-MAX_NESTING = 100
 _IGNORED_TOOLS_HEADER = "x-lmparse-ignored-tools"
-_DRAIN_FACTOR = 4  # a body over the limit is read (and dropped) up to this many times the limit
 _TOOL_TYPE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
-def _nesting(value: Any) -> int:
-    """How deep JSON nests (one pass, no recursion): a bound for every reader after this one."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = item.values()
-        elif not isinstance(item, list):
-            continue
-        deepest = max(deepest, depth)
-        if deepest > MAX_NESTING:
-            break
-        stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
-    return deepest
+def _ignored_tools(api: str, kinds: list[str], warned: set[str]) -> dict[str, str]:
+    """Hosted tools a request offered that no local model can run: a header, and a
+    warning the first time each kind is seen.  Kinds are client text: only tool-type
+    shaped names are repeated (a header never carries CR/LF), at most 16 per response,
+    and the warned-about set stays small whatever clients invent."""
+    shown = [k if _TOOL_TYPE.fullmatch(k) else "other" for k in dict.fromkeys(kinds)][:16]
+    if not shown:
+        return {}
+    for kind in shown:
+        if kind not in warned and len(warned) < 64:
+            warned.add(kind)
+            logger.warning("%s: tools of type %r are hosted tools no local model can run; they are not "
+                           "offered to the model (header %s)", api, kind, _IGNORED_TOOLS_HEADER)
+    return {_IGNORED_TOOLS_HEADER: ",".join(dict.fromkeys(shown))}
+
+
+def _check_limit(api: str, body: dict, max_tokens: int | None, max_model_len: int) -> None:
+    """A token limit beyond the model's context is a 400 naming the API's own field."""
+    if max_tokens is None or max_tokens <= max_model_len:
+        return
+    field = {"anthropic": "max_tokens", "responses": "max_output_tokens"}.get(api) or (
+        "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens")
+    raise RequestError(f"{field} must be at most {max_model_len} (the model's context length, "
+                       f"--max-model-len), got {max_tokens}", field)
 
 
 def _engine_counters(binding: ModelBinding, stats: Callable[[], dict[str, int]]) -> Callable[[], list[Sample]]:
@@ -136,30 +142,6 @@ class _Server:
         if not hmac.compare_digest(given.encode(), self.api_key):
             raise RequestError("invalid or missing API key", status=401, kind="authentication_error")
 
-    async def _body(self, request: Request) -> Any:
-        media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if media != "application/json" and not media.endswith("+json"):
-            raise RequestError(f"Content-Type must be application/json, got {media or 'none'!r}", "content-type",
-                               status=415)
-        length = request.headers.get("content-length")
-        declared = int(length) if length is not None and length.isdigit() else None
-        parts, size = [], 0
-        chunks = _paced(request.stream(), self.body_timeout)
-        async for part in chunks:
-            size += len(part)
-            if size > self.max_body_bytes or (declared or 0) > self.max_body_bytes:
-                break
-            parts.append(part)
-        else:
-            return await self.offload(_decoded, b"".join(parts))
-        # Too large: the rest is read and thrown away (up to a bound), so the client, still
-        # sending, reads the 413 instead of a connection reset by unread data.
-        async for part in chunks:
-            size += len(part)
-            if size > _DRAIN_FACTOR * self.max_body_bytes:
-                break
-        raise RequestError(f"request body exceeds {self.max_body_bytes} bytes", status=413)
-
     def _binding(self, model: Any) -> ModelBinding:
         binding = self.names.resolve(model)
         if binding is None:
@@ -174,25 +156,10 @@ class _Server:
         log.reason = exc.message
         return error_response(public(exc, log.request_id), anthropic_path(request.url.path, request.headers))
 
-    def _ignored_tools(self, api: str, kinds: list[str]) -> dict[str, str]:
-        """Hosted tools a request offered that no local model can run: a header, and a
-        warning the first time each kind is seen.  Kinds are client text: only tool-type
-        shaped names are repeated (a header never carries CR/LF), at most 16 per response,
-        and the warned-about set stays small whatever clients invent."""
-        shown = [k if _TOOL_TYPE.fullmatch(k) else "other" for k in dict.fromkeys(kinds)][:16]
-        if not shown:
-            return {}
-        for kind in shown:
-            if kind not in self._warned_tools and len(self._warned_tools) < 64:
-                self._warned_tools.add(kind)
-                logger.warning("%s: tools of type %r are hosted tools no local model can run; they are not "
-                               "offered to the model (header %s)", api, kind, _IGNORED_TOOLS_HEADER)
-        return {_IGNORED_TOOLS_HEADER: ",".join(dict.fromkeys(shown))}
-
     async def _model_request(self, request: Request) -> tuple[Any, ModelBinding]:
         """An authorized JSON body and the binding its ``model`` names (noted for the access log)."""
         self._authorize(request)
-        body = await self._body(request)
+        body = await read_json(request, self.max_body_bytes, self.body_timeout, self.offload)
         model = body.get("model") if isinstance(body, dict) else None
         binding = self._binding(model)
         log = request_log(request.scope)
@@ -222,7 +189,7 @@ class _Server:
         """The CPU-heavy part of a generation's start, run off the event loop: the request
         checked and converted, its parser made, the prompt rendered and counted."""
         gen_request, opts = parse(body, binding)
-        self._check_limit(api, body, gen_request.max_tokens)
+        _check_limit(api, body, gen_request.max_tokens, self.max_model_len)
         parser = binding.new_parser(gen_request.parser_request)
         return gen_request, opts, parser, binding.engine.start(gen_request)
 
@@ -234,15 +201,6 @@ class _Server:
         """count_tokens' work, in the worker pool: the request converted, its prompt counted."""
         gen_request, _ = anthropic.parse_request(body, binding.name, self.signer, count_only=True)
         return binding.engine.count_prompt(gen_request)
-
-    def _check_limit(self, api: str, body: dict, max_tokens: int | None) -> None:
-        """A token limit beyond the model's context is a 400 naming the API's own field."""
-        if max_tokens is None or max_tokens <= self.max_model_len:
-            return
-        field = {"anthropic": "max_tokens", "responses": "max_output_tokens"}.get(api) or (
-            "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens")
-        raise RequestError(f"{field} must be at most {self.max_model_len} (the model's context length, "
-                           f"--max-model-len), got {max_tokens}", field)
 
     def _closed(self, runner: ChatRunner) -> Callable[[], None]:
         def closed() -> None:
@@ -268,7 +226,7 @@ class _Server:
                 return Response(status_code=499)
         except RequestError as exc:
             return self._failed(request, api, exc)
-        headers = self._ignored_tools(api, getattr(opts, "ignored_tools", []))
+        headers = _ignored_tools(api, getattr(opts, "ignored_tools", []), self._warned_tools)
         self.metrics.inc("lmparse_requests_total", api=api, stream=str(opts.stream).lower())
         self.metrics.inc("lmparse_requests_in_flight")
         runner = log.runner = ChatRunner(stream, parser, self.metrics, log.request_id)
@@ -382,19 +340,6 @@ _CLIENT_LEFT = object()
 _STOPPED = object()
 
 
-async def _paced(parts: AsyncIterator[bytes], timeout: float) -> AsyncIterator[bytes]:
-    """``parts``, each arriving within ``timeout`` seconds of the last (else a 408): a body
-    trickled a byte at a time cannot hold a connection and a handler for ever."""
-    while True:
-        try:
-            part = await asyncio.wait_for(parts.__anext__(), timeout)
-        except StopAsyncIteration:
-            return
-        except asyncio.TimeoutError:
-            raise RequestError(f"the request body stalled: nothing arrived for {timeout:g} s", status=408) from None
-        yield part
-
-
 async def _unless_client_leaves(request: Request, work: Awaitable[Any], stop: asyncio.Event | None = None) -> Any:
     """``await work``, cancelled when the client disconnects first (then ``_CLIENT_LEFT``)
     or ``stop`` is set first (then ``_STOPPED``): a non-streaming client that gives up stops
@@ -419,17 +364,6 @@ async def _unless_client_leaves(request: Request, work: Awaitable[Any], stop: as
     if task.cancelled():
         return _STOPPED if stop is not None and stop.is_set() else _CLIENT_LEFT
     return task.result()
-
-
-def _decoded(data: bytes) -> Any:
-    """A request body as JSON, no deeper than ``MAX_NESTING`` (run in the worker pool)."""
-    try:
-        body = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise RequestError(f"the request body is not valid JSON ({exc})") from None
-    if _nesting(body) > MAX_NESTING:
-        raise RequestError(f"the request body nests JSON more than {MAX_NESTING} levels deep")
-    return body
 
 
 def _http_error(request: Request, exc: Exception) -> Response:
