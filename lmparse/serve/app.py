@@ -38,6 +38,7 @@ from .bindings import ModelBinding, simulated_binding, upstream_binding
 from .errors import RequestError, internal_message, public
 from .guards import with_guards
 from .inflight import SHUTTING_DOWN, InFlight
+from .readiness import Readiness
 from .intake import read_json
 from .logs import AccessLog, request_log
 from .metrics import Metrics, Sample
@@ -124,6 +125,7 @@ class _Server:
         self.store = store
         self.created = int(time.time())
         self._warned_tools: set[str] = set()
+        self._readiness = {b.name: Readiness(b.engine) for b in bindings if hasattr(b.engine, "url")}
         metrics.add_collector(_loop_tasks)
         for b in bindings:
             stats = getattr(b.engine, "stats", None)
@@ -324,8 +326,22 @@ class _Server:
         shape = anthropic_model if "anthropic-version" in request.headers else openai_model
         return json_response(shape(model_id, binding, self.created))
 
+    async def _health_body(self) -> tuple[bool, dict[str, Any]]:
+        states = {name: await check.state() for name, check in self._readiness.items()}
+        ready = all(state == "ready" for state in states.values())
+        body: dict[str, Any] = {"status": "ok", "ready": ready, "models": [b.name for b in self.names.bindings]}
+        if states:
+            body["upstreams"] = states  # by model name: an engine's URL is never shown
+        return ready, body
+
     async def health(self, request: Request) -> Response:
-        return json_response({"status": "ok", "models": [b.name for b in self.names.bindings]})
+        """Liveness: 200 while the process serves, with each upstream engine's readiness."""
+        return json_response((await self._health_body())[1])
+
+    async def ready(self, request: Request) -> Response:
+        """Readiness, for a load balancer: 200 when every upstream engine is ready, else 503."""
+        ready, body = await self._health_body()
+        return json_response(body, status=200 if ready else 503)
 
     async def metrics_text(self, request: Request) -> Response:
         if self.metrics_key:
@@ -417,6 +433,7 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
         Route("/v1/models", server.models, methods=["GET"]),
         Route("/v1/models/{model_id:path}", server.model, methods=["GET"]),
         Route("/health", server.health, methods=["GET"]),
+        Route("/ready", server.ready, methods=["GET"]),
         Route("/metrics", server.metrics_text, methods=["GET"]),
     ]
 
