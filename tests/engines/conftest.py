@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from ..support.server import LiveServer, free_port
+from ..support.server import LiveServer, free_port, stop_process
 from .forcing import Forced, force, qwen3_tokenizer
 from .gguf_model import IM_END_ID, write_qwen3_gguf
 
@@ -102,13 +102,7 @@ class LiveLlamaServer:
         raise KeyError(name)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         self._log.close()
         self._dir.cleanup()
 

@@ -17,7 +17,8 @@ import openai
 import pytest
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
-from .conftest import SLOT_CONTEXT, post_json
+from .conftest import SLOT_CONTEXT, LiveLlamaServer, gateway_for, post_json
+from .forcing import force
 from .gguf_model import IM_END_ID
 
 REASONING = "The user wants the weather in Paris, so I call get_weather."
@@ -236,8 +237,6 @@ def test_client_disconnect_stops_generation_upstream(stacks):
 def test_engine_dying_mid_stream_is_an_error_event(stacks, qwen3_gguf):
     """llama-server killed while streaming: the OpenAI stream ends in an error the SDK raises,
     never a silent success."""
-    from .conftest import LiveLlamaServer, gateway_for
-
     llama = LiveLlamaServer(qwen3_gguf)
     gateway = gateway_for(llama)
     try:
@@ -297,8 +296,6 @@ def test_control_token_markers_do_not_make_the_call_vanish(stacks, qwen3_control
 
 
 def test_extra_body_grammar_reaches_llama_server(stacks, tokenizer):
-    from .forcing import force
-
     s = stacks(None)  # no default grammar: noise unless the request's grammar arrives
     forced = force(tokenizer, PLAIN)
     completion = oai(s).chat.completions.create(
