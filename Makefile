@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test lint test-agents bench serve reliability
+.PHONY: venv testdata test lint test-agents test-engines bench serve reliability
 
 venv: $(STAMP)
 
@@ -32,6 +32,12 @@ lint: venv
 # with a private HOME.
 test-agents: venv testdata
 	LMPARSE_AGENTS_BIN="$$(scripts/setup_agents.sh)" $(PYTHON) -m pytest -q tests/agents
+
+# A real llama.cpp llama-server (built once from source into ~/.cache/lmparse/llamacpp, about 6 minutes on
+# 2 cores) serving a tiny random-weight GGUF with the real Qwen3 vocabulary, behind lmparse serve. A failed
+# build stops here (an empty LMPARSE_LLAMA_SERVER would only skip the tests).
+test-engines: venv testdata
+	bin="$$(PYTHON=$(PYTHON) scripts/setup_llamacpp.sh)" && LMPARSE_LLAMA_SERVER="$$bin" $(PYTHON) -m pytest -q tests/engines
 
 # Peers (LMDeploy's parsers, no torch) run from their own venv in bench/.peers/, built once.
 bench: venv
