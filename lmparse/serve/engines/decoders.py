@@ -58,7 +58,7 @@ class UpstreamRefusal(UpstreamError):
 # gateway's setup or the engine's state: a 502).
 REFUSED_STATUSES = (400, 413, 422)
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+")
-_CONTEXT_OVERFLOW = re.compile(r"context (?:length|size|window)|exceed_context_size", re.I)
+_CONTEXT_OVERFLOW = re.compile(r"context (?:length|size|window)|exceed_context_size|session_len", re.I)
 
 
 def _error_detail(error: Any) -> dict[str, Any]:
