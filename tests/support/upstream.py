@@ -141,8 +141,8 @@ RECORDINGS: dict[str, Callable[[list[tuple[str, int]]], Iterable[bytes]]] = {
 REFUSALS: dict[str, tuple[int, dict]] = {
     "vllm": (400, {"error": {
         "message": "This model's maximum context length is 4096 tokens. However, your request has 5120 input "
-                   "tokens. Please reduce the length of the input messages. (parameter=input_tokens, value=5120)",
-        "type": "BadRequestError", "param": "input_tokens", "code": 400}}),
+                   "tokens. Please reduce the length of the input messages.",
+        "type": "BadRequestError", "param": None, "code": 400}}),
     "llamacpp": (400, {"error": {"code": 400, "message": "the request exceeds the available context size, try "
                                  "increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 5120,
                                  "n_ctx": 4096}}),

@@ -101,7 +101,7 @@ class UpstreamStream(EngineStream):
             raise await self._fail(exc, f"at {engine.url} is unreachable") from None
         try:
             if self._response.status_code >= 400:
-                raise await self._refusal()
+                raise await self._http_error()
             self._first = await anext(self._events, None)
         except Exception as exc:
             raise await self._fail(exc, "failed") from None
@@ -110,7 +110,7 @@ class UpstreamStream(EngineStream):
             if self._decoder.prompt_tokens is not None:
                 self.prompt_tokens = self._decoder.prompt_tokens
 
-    async def _refusal(self) -> UpstreamError:
+    async def _http_error(self) -> UpstreamError:
         """The error an HTTP error status carries, in the engine's words: the client's
         (a refusal) for a status that says the request is wrong, else a 502's."""
         response = self._response
