@@ -37,7 +37,8 @@ SECTIONS: dict[str, tuple[Callable[[str], list[Row]], str]] = {
     "upstream": (upstream.run, "`lmparse serve --engine vllm` in front of a scripted vLLM (`POST /v1/completions`, "
                  "streaming, on a raw asyncio server in the harness) whose prompt names the fault. Faults before "
                  "the stream must be a 502/504 in the API's shape carrying neither the upstream URL nor the "
-                 "upstream's error text (`SECRET-UPSTREAM-DETAIL`); faults mid-stream must end the stream with the "
+                 "upstream's error text (`SECRET-UPSTREAM-DETAIL`), except the engine's HTTP 400, which is the "
+                 "client's 400 with the engine's reason (still no URL); faults mid-stream must end the stream with the "
                  "API's error event, never hang; a client leaving a stall must make lmparse close the upstream "
                  "connection; a slow reader must not make the server buffer the engine's output."),
 }

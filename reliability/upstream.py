@@ -74,17 +74,22 @@ async def _before(client: httpx.AsyncClient, server: Server, fake: FakeEngine, v
     except (httpx.HTTPError, asyncio.TimeoutError) as exc:
         return Row("upstream", f"{fault} before the stream, {variant.label}", "502/504", f"no answer: {exc!r}", False,
                    lost=1)
-    checks.check(status in (502, 503, 504), f"status {status}")
+    refused = fault == "http-400-before"  # the engine says the request is wrong: the client hears why
+    checks.check(status == 400 if refused else status in (502, 503, 504), f"status {status}")
     try:
         problem = error_shape(variant.api == "anthropic", json.loads(text))
     except ValueError:
         problem = "not JSON"
     checks.check(problem is None, problem or "")
-    _leak_checks(checks, text, fake)
+    if refused:
+        checks.check(SECRET in text, "the engine's reason is not in the 400")
+        checks.check(f"127.0.0.1:{fake.port}" not in text, "the upstream URL reaches the client")
+    else:
+        _leak_checks(checks, text, fake)
     checks.check("x-request-id" in headers, "no x-request-id header")
-    return checks.row("upstream", f"{fault} before the stream, {variant.label}",
-                      "502/504 in the API's error shape, no upstream URL or error text, x-request-id",
-                      f"{status} {text[:150]}")
+    expected = ("400 in the API's error shape with the engine's reason, no upstream URL, x-request-id" if refused
+                else "502/504 in the API's error shape, no upstream URL or error text, x-request-id")
+    return checks.row("upstream", f"{fault} before the stream, {variant.label}", expected, f"{status} {text[:150]}")
 
 
 def _error_event(variant: Variant, text: str) -> bool:

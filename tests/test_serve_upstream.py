@@ -31,7 +31,7 @@ pytest.importorskip("jinja2")
 
 from starlette.applications import Starlette  # noqa: E402
 from starlette.requests import Request  # noqa: E402
-from starlette.responses import JSONResponse, Response, StreamingResponse  # noqa: E402
+from starlette.responses import Response, StreamingResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from lmparse.serve.app import ModelBinding, create_app, upstream_binding  # noqa: E402
@@ -39,8 +39,8 @@ from lmparse.serve.engines.upstream import UpstreamEngine  # noqa: E402
 from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
 
 from .support.server import LiveServer, free_port  # noqa: E402
-from .support.upstream import (ENGINE_OF, ENGINES, EOS_TEXT, PROMPT_IDS, REASONING, recorded,  # noqa: E402
-                                     sse, steps)
+from .support.upstream import (CACHED, ENGINE_OF, ENGINES, EOS_IN_IDS, EOS_TEXT, OVERFLOW_REASON,  # noqa: E402
+                               PROMPT_IDS, REASONING, REFUSALS, recorded, refused, sse, steps)
 
 pytestmark = pytest.mark.skipif(bool(missing_parsers(get_family("qwen3"))), reason="qwen3 parsers not registered")
 
@@ -78,24 +78,28 @@ class FakeEngines:
         self.slow_sent = 0
         self.transport = httpx.MockTransport(self.handle)
 
-    def answer(self, path: str, body: dict) -> AsyncIterator[bytes] | None:
-        """The body's bytes for a request (None: the broken engine's HTTP 500), noted in ``requests``."""
+    def answer(self, path: str, body: dict) -> AsyncIterator[bytes] | tuple[int, bytes]:
+        """The body's bytes for a request, or an error's status and JSON body (the broken
+        engine's HTTP 500, an engine's refusal of an overlong prompt); noted in ``requests``."""
         kind, _, rest = path.strip("/").partition("/")
         self.requests.setdefault(kind, []).append(("/" + rest, body))
         if kind == "broken":
-            return None
+            return 500, json.dumps(BROKEN).encode()
+        if kind.startswith("overflow-"):
+            status, data = refused(ENGINE_OF[kind])
+            return (status, data) if status != 200 else self._reads(data, kind)
         return self.slow() if kind == "slow" else self._reads(recorded(kind, self.pieces), kind)
 
     async def handle(self, request: httpx.Request) -> httpx.Response:
         chunks = self.answer(request.url.path, json.loads(request.content))
-        if chunks is None:
-            return httpx.Response(500, json=BROKEN)
+        if isinstance(chunks, tuple):
+            return httpx.Response(chunks[0], content=chunks[1], headers={"content-type": "application/json"})
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Body(chunks))
 
     async def serve(self, request: Request) -> Response:
         chunks = self.answer(request.url.path, await request.json())
-        if chunks is None:
-            return JSONResponse(BROKEN, status_code=500)
+        if isinstance(chunks, tuple):
+            return Response(chunks[1], status_code=chunks[0], media_type="application/json")
         return StreamingResponse(chunks, media_type="text/event-stream")
 
     @staticmethod
@@ -161,7 +165,7 @@ def gateway(fakes: FakeEngines) -> Iterator[ThreadServer]:
         engine = UpstreamEngine(ENGINE_OF.get(kind, kind), url, family, tokenizer, template, transport=transport)
         return ModelBinding([kind], family, engine)
 
-    kinds = ENGINES[1:] + ["sglang-stop", "slow", "midfail", "broken"]
+    kinds = ENGINES[1:] + ["sglang-stop", "slow", "midfail", "broken"] + [f"overflow-{e}" for e in REFUSALS]
     bindings = [first] + [binding(k, f"http://fake/{k}", fakes.transport) for k in kinds]
     bindings.append(binding("unreachable", f"http://127.0.0.1:{free_port()}", None))
     server = ThreadServer(create_app(bindings))
@@ -205,6 +209,7 @@ def check_request(fakes, kind: str, thinking_on: bool = True) -> dict:
         assert body["skip_special_tokens"] is False and body["max_tokens"] > 0
     else:
         assert body["return_tokens"] is True and body["n_predict"] > 0
+        assert body["preserved_tokens"] == ["<tool_call>", "</tool_call>", "<think>", "</think>"]  # Qwen3's markers
     return body
 
 
@@ -222,7 +227,7 @@ def test_engine_stream_through_the_openai_sdk(fakes, oai, kind):
     assert "tool_calls.function.arguments.done" in events
     usage = completion.usage
     assert usage.prompt_tokens == len(PROMPT_IDS)  # the engine's own count
-    assert usage.completion_tokens == len(fakes.pieces) + (0 if kind in ("lmdeploy", "llamacpp") else 1)
+    assert usage.completion_tokens == len(fakes.pieces) + (1 if kind in EOS_IN_IDS else 0)
     assert usage.completion_tokens_details.reasoning_tokens > 0
 
 
@@ -465,3 +470,96 @@ def test_client_leaving_closes_the_upstream_stream(fakes, gateway, oai):
     assert engine.streams_cancelled == before + 1, engine.stats()
     time.sleep(0.2)
     assert fakes.slow_sent == sent  # nothing more was generated
+
+
+# ---- sampling options, refusals, cached tokens -------------------------------------------------
+
+SAMPLING = {"temperature": 0, "top_p": 0.5, "seed": 11, "presence_penalty": 0.25, "frequency_penalty": 0.75,
+            "logit_bias": {"151645": 100}, "stop": ["STOP"], "logprobs": True, "top_logprobs": 2}
+EXTRA = {"top_k": 1, "min_p": 0.1, "repetition_penalty": 1.2, "stop_token_ids": [151643],
+         "grammar": 'root ::= "a"', "mirostat": 2, "min_tokens": 1, "ebnf": 'root ::= "a"', "made_up": True}
+EXPECTED = {
+    "vllm": {"temperature": 0, "top_p": 0.5, "seed": 11, "presence_penalty": 0.25, "frequency_penalty": 0.75,
+             "logit_bias": {"151645": 100}, "stop": ["STOP"], "logprobs": 2, "top_k": 1, "min_p": 0.1,
+             "repetition_penalty": 1.2, "stop_token_ids": [151643], "min_tokens": 1},
+    "sglang": {"temperature": 0, "top_p": 0.5, "sampling_seed": 11, "presence_penalty": 0.25,
+               "frequency_penalty": 0.75, "logit_bias": {"151645": 100}, "stop": ["STOP"], "top_k": 1, "min_p": 0.1,
+               "repetition_penalty": 1.2, "stop_token_ids": [151643], "ebnf": 'root ::= "a"'},
+    "lmdeploy": {"temperature": 0, "top_p": 0.5, "stop": ["STOP"], "return_logprob": True, "top_k": 1,
+                 "min_p": 0.1, "repetition_penalty": 1.2, "stop_token_ids": [151643]},
+    "llamacpp": {"temperature": 0, "top_p": 0.5, "seed": 11, "presence_penalty": 0.25, "frequency_penalty": 0.75,
+                 "logit_bias": [[151645, 100]], "stop": ["STOP", "<|endoftext|>"], "n_probs": 2, "top_k": 1,
+                 "min_p": 0.1, "repeat_penalty": 1.2, "grammar": 'root ::= "a"', "mirostat": 2},
+}
+
+
+@pytest.mark.parametrize("kind", EXPECTED)
+def test_every_sampling_option_of_the_sdk_reaches_the_engine_under_its_names(fakes, oai, kind):
+    oai.chat.completions.create(model=kind, messages=[{"role": "user", "content": USER_TEXT}], extra_body=EXTRA,
+                                **SAMPLING)
+    _, body = fakes.requests[kind][-1]
+    params = body["sampling_params"] if kind == "sglang" else body
+    assert {key: params.get(key) for key in EXPECTED[kind]} == EXPECTED[kind]
+    assert "made_up" not in params and "made_up" not in body  # not on any allow-list: ignored
+    assert "mirostat" not in params or kind == "llamacpp"  # another engine's extra stays out
+
+
+def test_anthropic_and_responses_sampling_options_reach_the_engine(fakes, gateway, oai):
+    client = anthropic.Anthropic(base_url=gateway.url, api_key="unused", max_retries=0)
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    # This SDK has no sampling arguments of its own any more: the API still takes them.
+    client.messages.create(model="llamacpp", max_tokens=50, stop_sequences=["END"],
+                           messages=[{"role": "user", "content": USER_TEXT}],
+                           extra_body={"output_config": {"format": {"type": "json_schema", "schema": schema}},
+                                       "temperature": 0.2, "top_p": 0.9, "top_k": 5, "seed": 3, "typical_p": 0.5})
+    _, body = fakes.requests["llamacpp"][-1]
+    assert {k: body[k] for k in ("temperature", "top_p", "top_k", "stop", "seed", "typical_p", "json_schema")} == {
+        "temperature": 0.2, "top_p": 0.9, "top_k": 5, "stop": ["END"], "seed": 3, "typical_p": 0.5,
+        "json_schema": schema}
+    oai.responses.create(model="sglang", input=USER_TEXT, temperature=0.3, top_p=0.8, extra_body={"top_k": 4})
+    params = fakes.requests["sglang"][-1][1]["sampling_params"]
+    assert (params["temperature"], params["top_p"], params["top_k"]) == (0.3, 0.8, 4)
+
+
+@pytest.mark.parametrize("field, value", [("logit_bias", {"x": 1}), ("logit_bias", {"5": 200}), ("top_k", -2),
+                                          ("stop_token_ids", [1, "2"]), ("min_p", 2)])
+def test_a_wrong_sampling_option_is_a_400_naming_it(oai, field, value):
+    with pytest.raises(openai.BadRequestError) as info:
+        oai.chat.completions.create(model="vllm", messages=[{"role": "user", "content": "hi"}],
+                                    extra_body={field: value})
+    assert info.value.body["param"] == field
+
+
+@pytest.mark.parametrize("engine", REFUSALS)
+def test_a_prompt_longer_than_the_engines_context_is_a_400_in_each_api_shape(gateway, oai, engine):
+    kind = f"overflow-{engine}"
+    for stream in (False, True):
+        with pytest.raises(openai.BadRequestError) as info:
+            oai.chat.completions.create(model=kind, stream=stream, messages=[{"role": "user", "content": "hi"}])
+        assert info.value.body == {"message": OVERFLOW_REASON[engine], "type": "invalid_request_error",
+                                   "param": None, "code": "context_length_exceeded"}
+    r = httpx.post(gateway.url + "/v1/messages", timeout=10, json={
+        "model": kind, "max_tokens": 50, "stream": True, "messages": [{"role": "user", "content": "hi"}]})
+    assert r.status_code == 400 and r.json() == {"type": "error", "error": {
+        "type": "invalid_request_error", "message": OVERFLOW_REASON[engine]}}
+    with pytest.raises(openai.BadRequestError) as info:
+        oai.responses.create(model=kind, input="hi", stream=True)
+    assert info.value.body["message"] == OVERFLOW_REASON[engine]
+
+
+@pytest.mark.parametrize("kind", ["llamacpp", "sglang"])
+def test_cached_prompt_tokens_surface_in_each_apis_usage(gateway, oai, kind):
+    whole = oai.chat.completions.create(model=kind, tools=TOOLS, messages=[{"role": "user", "content": USER_TEXT}])
+    streamed, _ = streamed_reply(oai, kind)
+    for completion in (whole, streamed):
+        assert completion.usage.prompt_tokens == len(PROMPT_IDS)
+        assert completion.usage.prompt_tokens_details.cached_tokens == CACHED[kind]
+    client = anthropic.Anthropic(base_url=gateway.url, api_key="unused", max_retries=0)
+    with client.messages.stream(model=kind, max_tokens=300, messages=[{"role": "user", "content": USER_TEXT}],
+                                tools=[{"name": "get_weather", "input_schema": TOOLS[0]["function"]["parameters"]}],
+                                ) as stream:
+        message = stream.get_final_message()
+    assert message.usage.cache_read_input_tokens == CACHED[kind]
+    assert message.usage.input_tokens == len(PROMPT_IDS) - CACHED[kind]  # Anthropic counts the cached part apart
+    response = oai.responses.create(model=kind, input=USER_TEXT)
+    assert response.usage.input_tokens_details.cached_tokens == CACHED[kind]

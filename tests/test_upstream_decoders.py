@@ -16,11 +16,13 @@ import pytest
 
 pytest.importorskip("orjson")
 
-from lmparse.serve.engines.decoders import UpstreamError  # noqa: E402
+from lmparse.serve.engines.decoders import UpstreamError, UpstreamRefusal, refusal  # noqa: E402
+from lmparse.serve.engines.special import END_OF_TURN  # noqa: E402
 from lmparse.serve.engines.sse import SSELineDecoder  # noqa: E402
 
-from .support.upstream import (CUTS, DECODERS, ENGINE_OF, ENGINES, EOS_ID, PROMPT_IDS, REPLY, TOKENIZER,  # noqa: E402
-                               decoded, events_of, recorded, request, steps)
+from .support.upstream import (CACHED, CUTS, DECODERS, ENGINE_OF, ENGINES, EOS_ID, EOS_IN_IDS, EOS_TEXT,  # noqa: E402
+                               OVERFLOW_REASON, PROMPT_IDS, REFUSALS, REPLY, TOKENIZER, decoded, events_of,
+                               recorded, request, steps)
 
 
 @pytest.mark.parametrize("how", CUTS)
@@ -30,7 +32,7 @@ def test_recorded_stream_decodes_to_the_reply(kind: str, how: str) -> None:
     chunks, decoder = decoded(ENGINE_OF.get(kind, kind), events_of(recorded(kind, pieces), how))
     assert "".join(c.text for c in chunks) == REPLY  # EOS text trimmed where the engine keeps it
     ids = [tid for c in chunks for tid in c.token_ids]
-    assert ids == [tid for _, tid in pieces] + ([] if kind in ("lmdeploy", "llamacpp") else [EOS_ID])
+    assert ids == [tid for _, tid in pieces] + ([EOS_ID] if kind in EOS_IN_IDS else [])
     assert [c.finish_reason for c in chunks] == [None] * (len(chunks) - 1) + ["stop"]
     assert chunks[-1].stop_sequence is None
     assert decoder.prompt_tokens == len(PROMPT_IDS)
@@ -150,3 +152,68 @@ def test_lmdeploy_logprobs_take_the_event_text_or_each_tokens_own() -> None:
     chunks, _ = decoded("lmdeploy", [one, two], request(logprobs=True, top_logprobs=1),
                         token_text={2: "a", 3: "b"}.get)
     assert [c.logprobs for c in chunks] == [[entry("Hé", -0.5, [])], [entry("a", -1.0, []), entry("b", -2.0, [])]]
+
+
+# ---- end-of-turn text, cached tokens, refusals ---------------------------------------------------
+
+
+def test_end_of_turn_text_mid_stream_goes_on_in_front_of_the_next_piece() -> None:
+    events = [{"content": "a", "tokens": [1]}, {"content": EOS_TEXT, "tokens": [EOS_ID]},
+              {"content": "b", "tokens": [2]}, {"content": EOS_TEXT, "tokens": [EOS_ID]},
+              {"content": "", "tokens": [], "stop": True, "stop_type": "eos"}]
+    chunks, _ = decoded("llamacpp", events)
+    assert [(c.text, c.token_ids) for c in chunks] == [("a", [1]), (EOS_TEXT + "b", [EOS_ID, 2]), ("", [EOS_ID])]
+    assert chunks[-1].finish_reason == "stop"
+
+
+def test_sglang_eos_of_unknown_text_is_cut_by_the_familys_declared_end() -> None:
+    """MiniMax-M2 ends its turn with ``[e~[``, which looks like no special token."""
+    events = [{"text": "hi", "output_ids": [7]}, {"text": "hi[e~[", "output_ids": [7, 200020],
+                                                  "meta_info": {"finish_reason": {"type": "stop", "matched": 200020}}}]
+    chunks, _ = decoded("sglang", events, token_text=lambda token_id: None, end_texts=END_OF_TURN["minimax-m2"])
+    assert "".join(c.text for c in chunks) == "hi"
+
+
+def test_without_end_texts_nothing_is_held_or_cut() -> None:
+    events = [{"content": EOS_TEXT, "tokens": [EOS_ID]}, {"content": "", "stop": True, "stop_type": "eos"}]
+    chunks, _ = decoded("llamacpp", events, end_texts=())
+    assert [c.text for c in chunks] == [EOS_TEXT, ""]
+
+
+@pytest.mark.parametrize("kind", ["vllm-cached", "sglang", "sglang-incremental", "llamacpp", "lmdeploy"])
+def test_cached_prompt_tokens_from_each_engines_report(kind: str) -> None:
+    if kind == "vllm-cached":  # vLLM reports them with --enable-prompt-tokens-details
+        data = recorded("vllm").replace(b'"total_tokens"', b'"prompt_tokens_details": {"cached_tokens": 24}, '
+                                                           b'"total_tokens"')
+        kind, expected = "vllm", 24
+    else:
+        data, expected = recorded(kind), CACHED.get(kind)
+    _, decoder = decoded(ENGINE_OF.get(kind, kind), events_of(data, "seed-1"))
+    assert decoder.cached_tokens == expected and decoder.prompt_tokens == len(PROMPT_IDS)
+
+
+def test_llamacpp_prompt_count_without_tokens_evaluated_adds_the_cached_part() -> None:
+    _, decoder = decoded("llamacpp", [{"content": "", "stop": True, "stop_type": "eos",
+                                       "timings": {"prompt_n": 12, "cache_n": 30}}])
+    assert (decoder.prompt_tokens, decoder.cached_tokens) == (42, 30)
+
+
+def test_llamacpp_stop_word_that_is_a_stop_tokens_text_is_no_stop_sequence() -> None:
+    last = {"content": "", "tokens": [], "stop": True, "stop_type": "word", "stopping_word": "<|endoftext|>"}
+    [final], _ = decoded("llamacpp", [last], request(stop=["END"]))
+    assert (final.finish_reason, final.stop_sequence) == ("stop", None)
+
+
+@pytest.mark.parametrize("engine", REFUSALS)
+def test_each_engines_context_overflow_is_a_refusal_in_its_own_words(engine: str) -> None:
+    error = refusal(REFUSALS[engine][1], "")
+    assert isinstance(error, UpstreamRefusal) and error.status == 400 and error.kind == "invalid_request_error"
+    assert error.message == OVERFLOW_REASON[engine] and error.code == "context_length_exceeded"
+
+
+def test_a_refusal_names_no_url_and_is_cut_to_500_characters() -> None:
+    error = refusal({"error": {"message": "top_p must be in (0, 1], see https://docs.example/x?a=1 or\n"
+                                          "http://10.0.0.7:8000/v1 " + "x" * 900}}, "")
+    assert "http" not in error.message and "10.0.0.7" not in error.message and len(error.message) <= 500
+    assert error.message.startswith("top_p must be in (0, 1], see <url> or <url> x") and error.code is None
+    assert refusal(None, "  plain text\n").message == "plain text"

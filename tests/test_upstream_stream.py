@@ -12,10 +12,12 @@ import pytest
 httpx = pytest.importorskip("httpx")
 
 from lmparse.serve.engines.base import EngineChunk  # noqa: E402
+from lmparse.serve.engines.decoders import UpstreamRefusal  # noqa: E402
 from lmparse.serve.engines.upstream import UpstreamEngine, UpstreamError  # noqa: E402
 from lmparse.serve.families import get_family  # noqa: E402
 
-from .support.upstream import TOKENIZER, EOS_ID, PROMPT_IDS, recorded, request, sse, steps  # noqa: E402
+from .support.upstream import (CACHED, EOS_ID, OVERFLOW_REASON, PROMPT_IDS, REFUSALS, TOKENIZER, recorded,  # noqa: E402
+                               refused, request, sse, steps)
 
 CRASHED = sse({"error": "engine crashed"})
 
@@ -52,7 +54,7 @@ def engine(kind: str, *reads: bytes | Exception, status: int = 200) -> tuple[Ups
 
 
 class Usage:
-    prompt_tokens = 0
+    prompt_tokens = cached_tokens = 0
 
 
 async def run(upstream: UpstreamEngine, stop_after: int = 0) -> tuple[str, list[EngineChunk], Exception | None]:
@@ -129,3 +131,47 @@ def test_closing_early_is_a_cancellation_and_closes_the_upstream_response() -> N
     ended, chunks, _ = asyncio.run(run(upstream, stop_after=3))
     assert ended == "closed" and len(chunks) == 3 and source.closed
     assert upstream.streams_cancelled == 1 and upstream.upstream_errors == 0
+
+
+@pytest.mark.parametrize("kind", REFUSALS)
+def test_an_engine_refusing_the_request_is_a_400_with_its_reason_and_no_failure(kind: str) -> None:
+    status, data = refused(kind)
+    upstream, source = engine(kind, data, status=status)
+    ended, _, error = asyncio.run(run(upstream))
+    assert ended == "open" and isinstance(error, UpstreamRefusal)
+    assert (error.status, error.kind, error.message) == (400, "invalid_request_error", OVERFLOW_REASON[kind])
+    assert upstream.upstream_errors == 0 and upstream.streams_cancelled == 0 and source.closed
+
+
+@pytest.mark.parametrize("case, status, data", [
+    ("not found", 404, b'{"error": {"message": "model qwen3 does not exist"}}'),
+    ("busy", 429, b'{"error": {"message": "too many requests"}}'),
+    ("error with a 5xx code first", 200, sse({"error": {"message": "engine crashed", "code": 500}})),
+])
+def test_other_engine_errors_stay_502s(case: str, status: int, data: bytes) -> None:
+    upstream, _ = engine("lmdeploy", data, status=status)
+    ended, _, error = asyncio.run(run(upstream))
+    assert ended == "open" and not isinstance(error, UpstreamRefusal) and error.status == 502
+    assert upstream.upstream_errors == 1
+
+
+def test_a_client_error_event_after_the_first_tokens_is_a_failure_mid_stream() -> None:
+    late = recorded("lmdeploy")[:300].rsplit(b"\n\n", 1)[0] + b"\n\n" + sse({"error": {"message": "bad", "code": 400}})
+    upstream, _ = engine("lmdeploy", late)
+    ended, chunks, error = asyncio.run(run(upstream))
+    assert ended == "stream" and chunks and not isinstance(error, UpstreamRefusal) and error.status == 502
+
+
+def test_the_engines_cached_prompt_count_is_bound_with_the_prompt_count() -> None:
+    upstream, _ = engine("llamacpp", recorded("llamacpp"))
+    usage = Usage()
+
+    async def go() -> None:
+        stream = upstream.start(request())
+        stream.bind_usage(usage)
+        await stream.open()
+        async for _ in stream:
+            pass
+
+    asyncio.run(go())
+    assert (usage.prompt_tokens, usage.cached_tokens) == (len(PROMPT_IDS), CACHED["llamacpp"])

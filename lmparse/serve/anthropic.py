@@ -26,6 +26,7 @@ from .engines.base import GenerationRequest, assistant_message
 from .errors import anthropic_error_body as error_body
 from .runner import ChatRunner, HeldSpace
 from .signing import Signer
+from .sampling import extra_fields, parse_sampling
 from .validate import (ANTHROPIC_SAMPLING, arguments_json, check_sampling, joined_text, optional_bool,
                        optional_int, optional_str, parser_request, require, stop_list)
 
@@ -222,6 +223,7 @@ def parse_request(body: Any, default_model: str, signer: Signer,
     require(count_only or max_tokens is not None, "max_tokens: Field required (an integer >= 1)", "max_tokens")
     check_sampling(body, ANTHROPIC_SAMPLING)
     optional_int(body, "top_k", minimum=0)
+    sampling = parse_sampling(body)
     raw_messages = body.get("messages")
     require(isinstance(raw_messages, list) and raw_messages, "messages must be a non-empty list", "messages")
     metadata = body.get("metadata")
@@ -244,7 +246,7 @@ def parse_request(body: Any, default_model: str, signer: Signer,
     request = GenerationRequest(messages, tools, parser_request(openai_shape), max_tokens=max_tokens,
                                 stop=stop_list(body.get("stop_sequences"), "stop_sequences"),
                                 parallel_tool_calls=parallel, response_format=response_format,
-                                reasoning_effort=effort)
+                                reasoning_effort=effort, sampling=sampling, extra=extra_fields(body))
     return request, AnthropicOptions(model, optional_bool(body, "stream"), signer, ignored)
 
 
@@ -354,8 +356,10 @@ def _stop_reason(runner: ChatRunner) -> tuple[str, str | None]:
 
 
 def _usage(runner: ChatRunner, output_tokens: int) -> dict:
-    return {"input_tokens": runner.usage.prompt_tokens, "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0, "output_tokens": output_tokens}
+    """Anthropic counts the prompt tokens read from the cache apart from ``input_tokens``."""
+    usage = runner.usage
+    return {"input_tokens": usage.prompt_tokens - usage.cached_tokens, "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": usage.cached_tokens, "output_tokens": output_tokens}
 
 
 def _event(name: str, data: dict) -> bytes:

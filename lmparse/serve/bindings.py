@@ -14,11 +14,11 @@ from typing import Any
 from collections.abc import Sequence
 
 from ..factory import create_parser
-from ..registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from ..request import ParserRequest
 from ..response.base import ResponseParser
 from .engines.base import Engine
 from .engines.simulated import SimulatedEngine
+from .engines.special import family_markers as _family_markers
 from .families import Family, missing_parsers
 from .models import is_pattern
 from .openai import REASONING_FIELDS
@@ -60,19 +60,6 @@ def _require_parsers(family: Family) -> None:
     missing = missing_parsers(family)
     if missing:
         raise ValueError(f"family {family.name} needs {' and '.join(missing)}, which is not registered")
-
-
-def _family_markers(family: Family) -> list[str]:
-    markers: list[str] = []
-    if family.tool_parser and family.tool_parser in ToolParserManager:
-        tool_cls = ToolParserManager.get(family.tool_parser)
-        markers += [*tool_cls.tool_open_tags, tool_cls.tool_close_tag or ""]
-    if family.reasoning_parser and family.reasoning_parser in ReasoningParserManager:
-        reasoning_cls = ReasoningParserManager.get(family.reasoning_parser)
-        markers += [reasoning_cls.start_tag or "", reasoning_cls.end_tag]
-    if family.response_parser and family.response_parser in ResponseParserManager:
-        markers += ResponseParserManager.get(family.response_parser).markers
-    return markers
 
 
 def simulated_binding(family: Family, token_rate: float = 0.0, reasoning_field: str = "reasoning_content",

@@ -21,6 +21,7 @@ from .engines.base import GenerationRequest
 from .runner import ChatRunner
 from .content import openai_text
 from .errors import openai_error_body as error_body
+from .sampling import extra_fields, parse_sampling
 from .validate import (OPENAI_SAMPLING, arguments_json, check_sampling, check_tool_schemas, format_type, optional_bool,
                        optional_int, optional_str, parser_request, require, stop_list)
 
@@ -118,7 +119,6 @@ def parse_request(body: Any, default_model: str, reasoning_field: str) -> tuple[
     n = optional_int(body, "n")
     require(n in (None, 1), "n must be 1: one choice per request", "n")
     check_sampling(body, OPENAI_SAMPLING)
-    optional_int(body, "seed", minimum=-(2**63), maximum=2**63 - 1)
     optional_str(body, "user")  # accepted and unused, but a string as OpenAI requires
     max_tokens = optional_int(body, "max_completion_tokens")
     if max_tokens is None:
@@ -141,6 +141,8 @@ def parse_request(body: Any, default_model: str, reasoning_field: str) -> tuple[
         parallel_tool_calls=optional_bool(body, "parallel_tool_calls", True),
         response_format=response_format(body.get("response_format")),
         reasoning_effort=optional_str(body, "reasoning_effort"),
+        sampling=parse_sampling(body),
+        extra=extra_fields(body),
     )
     return request, OpenAIOptions(model, stream, include_usage, logprobs, REASONING_FIELDS[reasoning_field])
 

@@ -81,19 +81,20 @@ class HeldSpace:
 
 
 class Usage:
-    __slots__ = ("prompt_tokens", "completion_tokens", "reasoning_tokens")
+    __slots__ = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
 
     def __init__(self, prompt_tokens: int = 0, completion_tokens: int = 0, reasoning_tokens: int = 0) -> None:
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
         self.reasoning_tokens = reasoning_tokens
+        self.cached_tokens = 0  # of the prompt's, served from the engine's prefix cache (as it reports)
 
     def openai(self) -> dict:
         return {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.prompt_tokens + self.completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": 0},
+            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
             "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
         }
 

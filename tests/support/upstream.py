@@ -3,7 +3,8 @@
 The recordings are the byte strings each engine sends for a canned Qwen3 reply
 (reasoning, then a tool call) cut at the real tokenizer's token boundaries with the real
 token ids; ``reads`` cuts them the ways a network does.  The decoder tests, the stream
-shell's tests and ``test_serve_upstream`` (the whole server) share them.
+shell's tests and ``test_serve_upstream`` (the whole server) share them.  ``REFUSALS``
+are the error answers each engine gives a prompt longer than its context.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from lmparse.request import ParserRequest
 from lmparse.serve.engines.base import EngineChunk, GenerationRequest
 from lmparse.serve.engines.decoders import (EventDecoder, LlamaCppDecoder, LMDeployDecoder,
                                             SGLangDecoder, TokenText, VLLMDecoder)
+from lmparse.serve.engines.special import END_OF_TURN
 from lmparse.serve.engines.sse import SSELineDecoder
 from lmparse.serve.tokenizer import load_tokenizer
 
@@ -24,9 +26,11 @@ REPLY = ("<think>\n" + REASONING + "\n</think>\n\n<tool_call>\n"
          '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
 EOS_TEXT, EOS_ID = "<|im_end|>", 151645
 PROMPT_IDS = list(range(1000, 1042))  # what the fake says the prompt was: 42 tokens
-ENGINES = ["vllm", "sglang", "sglang-incremental", "lmdeploy", "llamacpp"]
+CACHED = {"sglang": 16, "sglang-incremental": 16, "llamacpp": 30, "llamacpp-special": 30}  # of those, cached
+ENGINES = ["vllm", "sglang", "sglang-incremental", "lmdeploy", "llamacpp", "llamacpp-special"]
+EOS_IN_IDS = {"vllm", "sglang", "sglang-incremental", "llamacpp-special"}  # the recordings that return EOS's id
 ENGINE_OF = {"sglang-incremental": "sglang", "sglang-stop": "sglang", "slow": "vllm", "midfail": "lmdeploy",
-             "broken": "vllm", "unreachable": "vllm"}
+             "broken": "vllm", "unreachable": "vllm", "llamacpp-special": "llamacpp"}
 DECODERS: dict[str, type[EventDecoder]] = {"vllm": VLLMDecoder, "sglang": SGLangDecoder, "lmdeploy": LMDeployDecoder, "llamacpp": LlamaCppDecoder}
 
 TOKENIZER = load_tokenizer("qwen3", "qwen3")
@@ -71,7 +75,8 @@ def sglang_events(pieces: list[tuple[str, int]], incremental: bool) -> Iterator[
         text += piece
         ids.append(tid)
         last = i == len(pieces) - 1
-        meta = {"id": "r1", "prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(ids), "cached_tokens": 0,
+        meta = {"id": "r1", "prompt_tokens": len(PROMPT_IDS), "completion_tokens": len(ids),
+                "cached_tokens": CACHED["sglang"],
                 "finish_reason": {"type": "stop", "matched": EOS_ID} if last else None}
         if incremental:
             yield sse({"text": piece, "output_ids": [tid], "meta_info": meta})
@@ -105,12 +110,17 @@ def lmdeploy_events(pieces: list[tuple[str, int]], fail_after: int | None = None
     yield sse(b"[DONE]")
 
 
-def llamacpp_events(pieces: list[tuple[str, int]]) -> Iterator[bytes]:
+def llamacpp_events(pieces: list[tuple[str, int]], special: bool = False) -> Iterator[bytes]:
+    # With --special the EOS token's text is rendered: it comes as an ordinary event, then the stop.
+    if special:
+        pieces = pieces + [(EOS_TEXT, EOS_ID)]
     for piece, tid in pieces:
         yield sse({"content": piece, "tokens": [tid], "stop": False, "id_slot": 0, "index": 0})
+    cached = CACHED["llamacpp"]
     yield sse({"content": "", "tokens": [], "stop": True, "stop_type": "eos", "stopping_word": "", "id_slot": 0,
                "index": 0, "tokens_predicted": len(pieces) + 1, "tokens_evaluated": len(PROMPT_IDS),
-               "timings": {"prompt_n": len(PROMPT_IDS), "predicted_n": len(pieces) + 1}})
+               "tokens_cached": len(PROMPT_IDS) + len(pieces),
+               "timings": {"cache_n": cached, "prompt_n": len(PROMPT_IDS) - cached, "predicted_n": len(pieces) + 1}})
 
 
 RECORDINGS: dict[str, Callable[[list[tuple[str, int]]], Iterable[bytes]]] = {
@@ -121,7 +131,41 @@ RECORDINGS: dict[str, Callable[[list[tuple[str, int]]], Iterable[bytes]]] = {
     "lmdeploy": lmdeploy_events,
     "midfail": lambda pieces: lmdeploy_events(pieces, fail_after=5),
     "llamacpp": llamacpp_events,
+    "llamacpp-special": lambda pieces: llamacpp_events(pieces, special=True),
 }
+
+# What each engine answers a prompt longer than its context: HTTP status and body.  vLLM
+# 0.33 and llama.cpp answer before the stream; SGLang 0.5.23's /generate streams the
+# ValueError as its first event (HTTP 200); LMDeploy's errors.create_error_response
+# shape (its message here stands for the engine's own).
+REFUSALS: dict[str, tuple[int, dict]] = {
+    "vllm": (400, {"error": {
+        "message": "This model's maximum context length is 4096 tokens. However, your request has 5120 input "
+                   "tokens. Please reduce the length of the input messages.",
+        "type": "BadRequestError", "param": None, "code": 400}}),
+    "llamacpp": (400, {"error": {"code": 400, "message": "the request exceeds the available context size, try "
+                                 "increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 5120,
+                                 "n_ctx": 4096}}),
+    "sglang": (200, {"error": {"message": "The input (5120 tokens) is longer than the model's context length "
+                                          "(4096 tokens)."}}),
+    "lmdeploy": (400, {"message": "The input token length 5120 exceeds the session_len 4096 of the model.",
+                       "type": "invalid_request_error", "code": 400, "param": None, "object": "error"}),
+}
+OVERFLOW_REASON = {
+    "vllm": REFUSALS["vllm"][1]["error"]["message"],
+    "llamacpp": "the request exceeds the available context size, try increasing it",
+    "sglang": "The input (5120 tokens) is longer than the model's context length (4096 tokens).",
+    "lmdeploy": "The input token length 5120 exceeds the session_len 4096 of the model.",
+}
+
+
+ENGINE_OF.update({f"overflow-{engine}": engine for engine in REFUSALS})  # the fakes that answer with a refusal
+
+
+def refused(kind: str) -> tuple[int, bytes]:
+    """The status and body an engine answers an overlong prompt with."""
+    status, answer = REFUSALS[kind]
+    return status, sse(answer) + sse(b"[DONE]") if status == 200 else json.dumps(answer).encode()
 
 
 def recorded(kind: str, pieces: list[tuple[str, int]] | None = None) -> bytes:
@@ -160,9 +204,11 @@ def request(**kw: object) -> GenerationRequest:
 
 
 def decoded(engine: str, events: list[dict], req: GenerationRequest | None = None,
-            token_text: TokenText = TOKENIZER.decode_one) -> tuple[list[EngineChunk], EventDecoder]:
-    """The chunks the decoder forwards, its last chunk appended, and the decoder."""
-    decoder = DECODERS[engine](req or request(), token_text)
+            token_text: TokenText = TOKENIZER.decode_one,
+            end_texts: tuple[str, ...] = END_OF_TURN["qwen3"]) -> tuple[list[EngineChunk], EventDecoder]:
+    """The chunks the decoder forwards, its last chunk appended, and the decoder (which
+    cuts Qwen3's end-of-turn texts unless told others)."""
+    decoder = DECODERS[engine](req or request(), token_text, end_texts)
     chunks = [chunk for chunk in map(decoder.decode, events) if chunk is not None]
     return chunks + [decoder.finish()], decoder
 

@@ -10,12 +10,13 @@ SGLang / LMDeploy ``/generate``, llama.cpp ``/completion``) fit the same shape.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 from collections.abc import AsyncIterator
 
 from ...request import ParserRequest
 
-__all__ = ["EngineChunk", "GenerationRequest", "EngineStream", "Engine", "PromptUsage", "assistant_message"]
+__all__ = ["EngineChunk", "Sampling", "GenerationRequest", "EngineStream", "Engine", "PromptUsage",
+           "assistant_message"]
 
 
 class EngineChunk:
@@ -36,6 +37,35 @@ class EngineChunk:
         return f"EngineChunk({self.text!r}, ids={self.token_ids}, finish={self.finish_reason!r})"
 
 
+class Sampling:
+    """How to sample, in one shape whichever API it came through; None (or empty): the
+    engine's own default.  ``top_k`` 0 or -1 means no top-k cut; ``logit_bias`` maps a
+    token id to a bias between -100 and 100; ``repetition_penalty`` is the multiplicative
+    one (1.0: none), the two OpenAI penalties additive."""
+
+    __slots__ = ("temperature", "top_p", "top_k", "min_p", "seed", "presence_penalty", "frequency_penalty",
+                 "repetition_penalty", "logit_bias", "stop_token_ids")
+
+    def __init__(self, temperature: float | None = None, top_p: float | None = None, top_k: int | None = None,
+                 min_p: float | None = None, seed: int | None = None, presence_penalty: float | None = None,
+                 frequency_penalty: float | None = None, repetition_penalty: float | None = None,
+                 logit_bias: dict[int, float] | None = None, stop_token_ids: list[int] | None = None) -> None:
+        self.temperature = temperature
+        self.top_p = top_p
+        self.top_k = top_k
+        self.min_p = min_p
+        self.seed = seed
+        self.presence_penalty = presence_penalty
+        self.frequency_penalty = frequency_penalty
+        self.repetition_penalty = repetition_penalty
+        self.logit_bias = logit_bias or {}
+        self.stop_token_ids = stop_token_ids or []
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k in self.__slots__ if (v := getattr(self, k)) not in (None, {}, []))
+        return f"Sampling({fields})"
+
+
 class GenerationRequest:
     """A validated chat request in one shape, whichever API it came through.
 
@@ -43,15 +73,22 @@ class GenerationRequest:
     string arguments, tool_call_id, reasoning_content); ``tools`` OpenAI tool dicts.
     ``response_format`` is ``{"type": "json_schema", "schema": {...}}`` or ``{"type":
     "json_object"}`` when the reply must be JSON (engines that can enforce it are told);
-    ``reasoning_effort`` (``low`` / ``medium`` / ``high`` ...) reaches the chat template."""
+    ``reasoning_effort`` (``low`` / ``medium`` / ``high`` ...) reaches the chat template.
+    ``sampling`` is how to sample; ``extra`` the engine-specific fields a client sent at
+    the top level (``extra_body``), each engine taking only those on its allow-list
+    (``bodies.EXTRA_FIELDS``).  ``constraint`` is a structured-generation constraint for
+    the engine (an XGrammar structural tag, or ``{"grammar": GBNF}`` for llama.cpp) that
+    the body builders put where each engine reads it (``bodies.constrain``)."""
 
     __slots__ = ("messages", "tools", "parser_request", "max_tokens", "stop", "logprobs", "top_logprobs",
-                 "thinking", "parallel_tool_calls", "response_format", "reasoning_effort")
+                 "thinking", "parallel_tool_calls", "response_format", "reasoning_effort", "sampling", "extra",
+                 "constraint")
 
     def __init__(self, messages: list[dict], tools: list[dict], parser_request: ParserRequest,
                  max_tokens: int | None = None, stop: list[str] | None = None, logprobs: bool = False,
                  top_logprobs: int = 0, parallel_tool_calls: bool = True, response_format: dict | None = None,
-                 reasoning_effort: str | None = None) -> None:
+                 reasoning_effort: str | None = None, sampling: Sampling | None = None,
+                 extra: dict[str, Any] | None = None, constraint: dict[str, Any] | None = None) -> None:
         self.messages = messages
         self.tools = tools
         self.parser_request = parser_request
@@ -63,6 +100,9 @@ class GenerationRequest:
         self.parallel_tool_calls = parallel_tool_calls
         self.response_format = response_format
         self.reasoning_effort = reasoning_effort
+        self.sampling = sampling or Sampling()
+        self.extra = extra or {}
+        self.constraint = constraint
 
 
 def assistant_message(texts: list[str], reasoning: list[str], calls: list[dict]) -> dict:
@@ -77,9 +117,11 @@ def assistant_message(texts: list[str], reasoning: list[str], calls: list[dict])
 
 
 class PromptUsage(Protocol):
-    """Where a stream writes the prompt token count the engine reports at the end."""
+    """Where a stream writes the prompt token counts the engine reports at the end: all
+    of them, and those it served from its prefix cache."""
 
     prompt_tokens: int
+    cached_tokens: int
 
 
 class EngineStream:

@@ -1,11 +1,18 @@
 """How each upstream engine's events become ``EngineChunk`` s: one decoder per protocol, no I/O.
 
 A decoder is made per generation and owns that generation's state.  ``decode(event)``
-notes the prompt token count the event reports and returns the chunk to forward (None:
-nothing to forward).  The chunk with the finish reason is kept back, because the engine
-may still report usage after it; ``finish()`` returns it once the stream has ended, or
-raises ``UpstreamError`` if the engine never finished.  An abort the engine reports is an
-``UpstreamError`` from ``decode``.
+notes the prompt token counts the event reports (all, and those served from the
+engine's prefix cache) and returns the chunk to forward (None: nothing to forward).  The
+chunk with the finish reason is kept back, because the engine may still report usage
+after it; ``finish()`` returns it once the stream has ended, or raises ``UpstreamError``
+if the engine never finished.  An abort the engine reports is an ``UpstreamError`` from
+``decode``.  The end-of-turn text (``end_texts``: the family's, ``special.END_OF_TURN``)
+is cut from the end of the reply: a chunk that ends with one waits for the next event,
+and goes on in front of it unless that event ends the generation.
+
+``refusal`` reads an engine's error answer: a client's mistake (the prompt is longer
+than the context, a parameter out of range) is an ``UpstreamRefusal``, a 400 carrying
+the engine's own words without any URL.
 """
 
 from __future__ import annotations
@@ -16,18 +23,19 @@ from typing import Any, ClassVar, TypeGuard
 
 from ..errors import RequestError
 from .base import EngineChunk, GenerationRequest
-from .sse import Event
+from .special import SPECIAL_SHAPE
+from .sse import Event, error_text
 
-__all__ = ["UpstreamError", "EventDecoder", "VLLMDecoder", "SGLangDecoder", "LMDeployDecoder", "LlamaCppDecoder",
-           "TokenText"]
+__all__ = ["UpstreamError", "UpstreamRefusal", "REFUSED_STATUSES", "refusal", "error_status", "EventDecoder",
+           "VLLMDecoder", "SGLangDecoder", "LMDeployDecoder", "LlamaCppDecoder", "TokenText"]
 
 TokenText = Callable[[int], "str | None"]  # a token id's own text (None: unknown)
 
 Logprob = dict[str, Any]  # an OpenAI ``ChatCompletionTokenLogprob``
 
-# A special-token-looking suffix: what SGLang leaves at the end with no_stop_trim when EOS matched.
-_SPECIAL_SUFFIX = re.compile(r"(?:<\|[^|<>\s]{1,48}\|>|<｜[^｜<>]{1,48}｜>"
-                             r"|</s>|<eos>|<end_of_turn>|\[/?[A-Z_]{2,20}\])$")
+# A special-token-shaped suffix: what SGLang leaves at the end with no_stop_trim when an
+# EOS matched whose text neither lmparse's tokenizer nor the family's END_OF_TURN knows.
+_SPECIAL_SUFFIX = re.compile(f"(?:{SPECIAL_SHAPE.pattern}|</s>|<eos>)$")
 
 
 class UpstreamError(RequestError):
@@ -35,6 +43,47 @@ class UpstreamError(RequestError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, param=None, status=502, kind="server_error")
+
+
+class UpstreamRefusal(UpstreamError):
+    """The engine refused the request as the client's mistake: a 400 with the engine's reason
+    (``code`` ``context_length_exceeded`` when the prompt does not fit, as OpenAI says it)."""
+
+    def __init__(self, reason: str, code: str | None = None) -> None:
+        super().__init__(reason)
+        self.status, self.kind, self.code = 400, "invalid_request_error", code
+
+
+# HTTP statuses that mean "this request is wrong" (others, like 401, 404 or 429, are the
+# gateway's setup or the engine's state: a 502).
+REFUSED_STATUSES = (400, 413, 422)
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+")
+_CONTEXT_OVERFLOW = re.compile(r"context (?:length|size|window)|exceed_context_size|session_len", re.I)
+
+
+def _error_detail(error: Any) -> dict[str, Any]:
+    """The object an error answer describes itself in (``{"error": {...}}`` or the answer)."""
+    detail = error.get("error") if isinstance(error, dict) else None
+    return detail if isinstance(detail, dict) else error if isinstance(error, dict) else {}
+
+
+def refusal(error: Any, fallback: str) -> UpstreamRefusal:
+    """The client's error for an engine's error answer (``error``: its JSON, or None)."""
+    reason = error_text(error) or fallback
+    reason = " ".join(_URL.sub("<url>", reason).split())[:500] or "the engine refused the request"
+    kind = _error_detail(error).get("type")
+    overflow = _CONTEXT_OVERFLOW.search(f"{reason} {kind if isinstance(kind, str) else ''}") is not None
+    return UpstreamRefusal(reason, "context_length_exceeded" if overflow else None)
+
+
+def error_status(error: Any) -> int | None:
+    """The HTTP status an error answer names (``code`` or ``status``), if it names one."""
+    detail = _error_detail(error)
+    for key in ("code", "status"):
+        value = detail.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
 
 
 def _logprob_entry(token: str, logprob: float, top: list[tuple[str, float]], k: int) -> Logprob:
@@ -46,16 +95,26 @@ def _finish_reason(kind: Any, length: str) -> str:
     return "length" if kind == length else "stop"
 
 
+def _joined(first: EngineChunk, then: EngineChunk) -> EngineChunk:
+    """Two chunks as one: the text, ids and logprobs of both, the finish of the second."""
+    logprobs = (first.logprobs or []) + (then.logprobs or []) if first.logprobs or then.logprobs else None
+    return EngineChunk(first.text + then.text, (first.token_ids or []) + (then.token_ids or []), logprobs,
+                       then.finish_reason, then.stop_sequence)
+
+
 class EventDecoder:
     """The shared part: usage notes, the kept-back last chunk, the end check."""
 
     name: ClassVar[str] = "?"
 
-    def __init__(self, request: GenerationRequest, token_text: TokenText) -> None:
+    def __init__(self, request: GenerationRequest, token_text: TokenText, end_texts: tuple[str, ...] = ()) -> None:
         self._request = request
         self._token_text = token_text
+        self._end_texts = tuple(t for t in end_texts if t)
         self._final: EngineChunk | None = None
+        self._held_end: EngineChunk | None = None  # a chunk ending in end-of-turn text, until the next event
         self.prompt_tokens: int | None = None  # the engine's own count, once it reports one
+        self.cached_tokens: int | None = None  # of those, served from its prefix cache
 
     def decode(self, event: Event) -> EngineChunk | None:
         self.note_usage(event)
@@ -64,10 +123,23 @@ class EventDecoder:
         chunk = self._chunk(event)
         if chunk is None:
             return None
+        if self._held_end is not None:
+            chunk, self._held_end = _joined(self._held_end, chunk), None
         if chunk.finish_reason is not None:
+            chunk.text = self._without_end(chunk.text)
             self._final = chunk
             return None
+        if self._end_texts and chunk.text.endswith(self._end_texts):
+            self._held_end = chunk
+            return None
         return chunk if chunk.text or chunk.token_ids or chunk.logprobs else None
+
+    def _without_end(self, text: str) -> str:
+        """``text`` without the end-of-turn texts it ends with."""
+        ends = self._end_texts
+        while ends and text.endswith(ends):
+            text = text[: -len(next(end for end in ends if text.endswith(end)))]
+        return text
 
     def finish(self) -> EngineChunk:
         """The last chunk (with the finish reason), once the stream has ended."""
@@ -76,10 +148,17 @@ class EventDecoder:
         return self._final
 
     def note_usage(self, event: Event) -> None:
-        """Note a prompt token count the event reports."""
+        """Note the prompt token counts the event reports (vLLM's usage with
+        ``prompt_tokens_details``, SGLang's and LMDeploy's ``meta_info``)."""
         usage = event.get("usage") if isinstance(event.get("usage"), dict) else event.get("meta_info")
-        if isinstance(usage, dict) and isinstance(usage.get("prompt_tokens"), int):
+        if not isinstance(usage, dict):
+            return
+        if isinstance(usage.get("prompt_tokens"), int):
             self.prompt_tokens = usage["prompt_tokens"]
+        details = usage.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else usage.get("cached_tokens")
+        if isinstance(cached, int):
+            self.cached_tokens = cached
 
     def _chunk(self, event: Event) -> EngineChunk | None:
         """One event as a chunk (None: nothing to forward); ``finish_reason`` set on the last."""
@@ -139,8 +218,8 @@ class SGLangDecoder(EventDecoder):
 
     name = "sglang"
 
-    def __init__(self, request: GenerationRequest, token_text: TokenText) -> None:
-        super().__init__(request, token_text)
+    def __init__(self, request: GenerationRequest, token_text: TokenText, end_texts: tuple[str, ...] = ()) -> None:
+        super().__init__(request, token_text, end_texts)
         self._text = ""  # all the text so far, as the engine sent it
         self._ids: list[int] = []
         self._cumulative: bool | None = None  # known from the second event on
@@ -199,6 +278,8 @@ class SGLangDecoder(EventDecoder):
             eos = self._token_text(matched)
             if eos and tail.endswith(eos):
                 return tail[: -len(eos)], None
+            if self._end_texts and tail.endswith(self._end_texts):
+                return self._without_end(tail), None
             m = _SPECIAL_SUFFIX.search(tail)
             return (tail[: m.start()] if m else tail), None
         return tail, None
@@ -256,13 +337,19 @@ class LlamaCppDecoder(EventDecoder):
     name = "llamacpp"
 
     def note_usage(self, event: Event) -> None:
+        """``tokens_evaluated`` is the whole prompt; ``timings.prompt_n`` only the part not
+        served from the cache, ``timings.cache_n`` the cached part (``tokens_cached`` counts
+        the slot's whole cache, the reply included: not a prompt count)."""
         timings = event.get("timings")
         if not isinstance(timings, dict):
             timings = {}
-        for value in (event.get("tokens_evaluated"), timings.get("prompt_n")):
-            if isinstance(value, int):
-                self.prompt_tokens = value
-                return
+        cached = timings.get("cache_n")
+        if isinstance(cached, int):
+            self.cached_tokens = cached
+        if isinstance(event.get("tokens_evaluated"), int):
+            self.prompt_tokens = event["tokens_evaluated"]
+        elif isinstance(timings.get("prompt_n"), int):
+            self.prompt_tokens = timings["prompt_n"] + (cached if isinstance(cached, int) else 0)
 
     def _chunk(self, event: Event) -> EngineChunk | None:
         text = event.get("content") or ""
@@ -275,5 +362,7 @@ class LlamaCppDecoder(EventDecoder):
         if not event.get("stop"):
             return EngineChunk(text, ids, logprobs)
         kind = event.get("stop_type")
-        stop_sequence = event.get("stopping_word") or None if kind == "word" else None
+        word = event.get("stopping_word")
+        # A stop word that is no stop string of the client's is a stop token's text (bodies).
+        stop_sequence = word if kind == "word" and word in self._request.stop else None
         return EngineChunk(text, ids, logprobs, _finish_reason(kind, "limit"), stop_sequence)

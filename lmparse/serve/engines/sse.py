@@ -43,7 +43,7 @@ def error_text(event: Any) -> str | None:
 class SSELineDecoder:
     """Incremental: carries a partial line and a trailing CR across calls."""
 
-    __slots__ = ("_text", "_partial", "_partial_size", "_trailing_cr", "done", "error")
+    __slots__ = ("_text", "_partial", "_partial_size", "_trailing_cr", "done", "error", "error_event")
 
     def __init__(self) -> None:
         self._text = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -52,6 +52,7 @@ class SSELineDecoder:
         self._trailing_cr = False
         self.done = False  # no event follows: [DONE], an error event or a line that is not JSON
         self.error: str | None = None  # why the stream failed, when it did
+        self.error_event: Event | None = None  # the error event itself, when one ended it
 
     def decode(self, data: bytes | str) -> list[Event]:
         """The events that ``data`` completes."""
@@ -110,6 +111,7 @@ class SSELineDecoder:
             message = str(event)
         if message is not None:
             self._fail(f"error: {message}")
+            self.error_event = event if isinstance(event, dict) else None
             return None
         return event if isinstance(event, dict) else None
 

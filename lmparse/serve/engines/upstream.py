@@ -20,8 +20,11 @@ Everything but the I/O is sans-IO and lives beside this module: the request body
 decoders and yields.  It reads the first event before the response to the client starts
 (``open``), so an unreachable or failing upstream is an HTTP 502 in the API's error
 shape; a failure later is raised from the chunk iterator (the adapters turn it into
-their error event).  Either way it goes through one path, ``_fail``.  Closing the stream
-closes the upstream HTTP response, which cancels generation upstream.
+their error event).  Either way it goes through one path, ``_fail``.  An engine that
+refuses the request as the client's mistake (HTTP 400, 413 or 422, or an error event
+with such a code before any token, as SGLang and LMDeploy send them) is a 400 with the
+engine's reason instead (``decoders.refusal``); it is no upstream failure.  Closing the
+stream closes the upstream HTTP response, which cancels generation upstream.
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ from ..templates import ChatTemplate, render_chatml
 from ..tokenizer import Tokenizer
 from .base import Engine, EngineChunk, EngineStream, GenerationRequest, PromptUsage
 from .bodies import BodyOptions, llamacpp_body, lmdeploy_body, sglang_body, vllm_body
-from .decoders import (EventDecoder, LlamaCppDecoder, LMDeployDecoder, SGLangDecoder, TokenText, UpstreamError,
-                       VLLMDecoder)
+from .decoders import (REFUSED_STATUSES, EventDecoder, LlamaCppDecoder, LMDeployDecoder, SGLangDecoder, TokenText,
+                       UpstreamError, UpstreamRefusal, VLLMDecoder, error_status, refusal)
+from .special import end_of_turn, preserved_tokens
 from .sse import Event, SSELineDecoder, error_text
 
 __all__ = ["UpstreamEngine", "UpstreamError", "UpstreamStream", "EngineProtocol", "ENGINES", "DEFAULT_MAX_TOKENS"]
@@ -55,7 +59,7 @@ class EngineProtocol(NamedTuple):
     name: str
     path: str
     body: Callable[[GenerationRequest, str, BodyOptions], dict[str, Any]]
-    decoder: Callable[[GenerationRequest, TokenText], EventDecoder]
+    decoder: Callable[[GenerationRequest, TokenText, tuple[str, ...]], EventDecoder]
 
 
 ENGINES: dict[str, EngineProtocol] = {p.name: p for p in (
@@ -80,6 +84,7 @@ class UpstreamStream(EngineStream):
         self._response: Any = None
         self._events = self._read_events()
         self._first: Event | None = None
+        self._events_read = 0
         self._usage: PromptUsage | None = None
         self._opened = self._finished = self._failed = self._closed = False
 
@@ -96,7 +101,7 @@ class UpstreamStream(EngineStream):
             raise await self._fail(exc, f"at {engine.url} is unreachable") from None
         try:
             if self._response.status_code >= 400:
-                raise await self._refusal()
+                raise await self._http_error()
             self._first = await anext(self._events, None)
         except Exception as exc:
             raise await self._fail(exc, "failed") from None
@@ -105,22 +110,42 @@ class UpstreamStream(EngineStream):
             if self._decoder.prompt_tokens is not None:
                 self.prompt_tokens = self._decoder.prompt_tokens
 
-    async def _refusal(self) -> UpstreamError:
-        """The error an HTTP error status carries, in the engine's words."""
+    async def _http_error(self) -> UpstreamError:
+        """The error an HTTP error status carries, in the engine's words: the client's
+        (a refusal) for a status that says the request is wrong, else a 502's."""
         response = self._response
         raw = await response.aread()
+        text = raw.decode(errors="replace").strip()
         try:
-            detail = error_text(orjson.loads(raw)) or raw.decode(errors="replace")
+            answer = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            detail = raw.decode(errors="replace")
+            answer = None
+        if response.status_code in REFUSED_STATUSES:
+            return self._refused(refusal(answer, text), f"HTTP {response.status_code}")
+        detail = error_text(answer) or text
         return UpstreamError(f"upstream {self._engine.name} answered HTTP {response.status_code}: "
                              f"{detail.strip()[:500]}")
+
+    def _refused(self, error: UpstreamRefusal, how: str) -> UpstreamRefusal:
+        logger.info("upstream %s refused the request (%s): %s", self._engine.name, how, error.message)
+        return error
+
+    def _stream_error(self, lines: SSELineDecoder) -> UpstreamError:
+        """A stream's error event: a refusal when it came first and names a client error
+        (SGLang's name no code: its stream reports only the request's ValueErrors)."""
+        event, engine = lines.error_event, self._engine
+        status = error_status(event)
+        client_error = status in REFUSED_STATUSES or (status is None and engine.protocol.name == "sglang")
+        if event is not None and self._events_read == 0 and client_error:
+            return self._refused(refusal(event, ""), "error event")
+        return UpstreamError(f"upstream {engine.name} {lines.error}")
 
     async def _read_events(self) -> AsyncIterator[Event]:
         """The body's JSON events, up to ``[DONE]``; an error event raises ``UpstreamError``."""
         lines = SSELineDecoder()
         async for data in self._response.aiter_bytes():
             for event in lines.decode(data):
+                self._events_read += 1
                 yield event
             if lines.done:
                 break
@@ -128,7 +153,7 @@ class UpstreamStream(EngineStream):
             for event in lines.flush():
                 yield event
         if lines.error is not None:
-            raise UpstreamError(f"upstream {self._engine.name} {lines.error}")
+            raise self._stream_error(lines)
 
     async def _run(self) -> AsyncIterator[EngineChunk]:
         if not self._opened:
@@ -145,6 +170,8 @@ class UpstreamStream(EngineStream):
             self._engine.tokens_generated += len(final.token_ids or ())
             if decoder.prompt_tokens is not None and self._usage is not None:
                 self._usage.prompt_tokens = decoder.prompt_tokens
+            if decoder.cached_tokens is not None and self._usage is not None:
+                self._usage.cached_tokens = decoder.cached_tokens
             self._finished = True
             yield final
         except Exception as exc:  # an error event, or a connection that broke mid-stream
@@ -166,7 +193,8 @@ class UpstreamStream(EngineStream):
         cancellation), and the error to raise (``exc`` itself if it is one already)."""
         if not self._failed:
             self._failed = True
-            self._engine.upstream_errors += 1
+            if not isinstance(exc, UpstreamRefusal):  # the client's mistake, not the engine's failure
+                self._engine.upstream_errors += 1
         await self._close_response()
         if isinstance(exc, UpstreamError):
             return exc
@@ -203,6 +231,8 @@ class UpstreamEngine(Engine):
         self.template = template
         self.model = model
         self.default_max_tokens = default_max_tokens
+        self.preserved_tokens = preserved_tokens(family)  # llama.cpp renders these control tokens' text
+        self.end_texts = end_of_turn(family, chatml=template is None)  # cut from the reply's end
         self._timeout = timeout
         self._transport = transport
         self._client: Any = None
@@ -246,8 +276,9 @@ class UpstreamEngine(Engine):
 
     def start(self, request: GenerationRequest) -> EngineStream:
         prompt = self.prompt(request)
-        body = self.protocol.body(request, prompt, BodyOptions(self.model, self.default_max_tokens))
-        decoder = self.protocol.decoder(request, self.token_text)
+        options = BodyOptions(self.model, self.default_max_tokens, self.preserved_tokens, self.token_text)
+        body = self.protocol.body(request, prompt, options)
+        decoder = self.protocol.decoder(request, self.token_text, self.end_texts)
         return UpstreamStream(self, body, decoder, self.tokenizer.count(prompt))
 
     def stats(self) -> dict[str, int]:

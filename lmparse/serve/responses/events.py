@@ -225,7 +225,7 @@ class ResponseBuilder:
         self.response.update(
             status="incomplete" if incomplete else "completed", completed_at=None if incomplete else now,
             incomplete_details={"reason": "max_output_tokens"} if incomplete else None,
-            usage={"input_tokens": usage.prompt_tokens, "input_tokens_details": {"cached_tokens": 0},
+            usage={"input_tokens": usage.prompt_tokens, "input_tokens_details": {"cached_tokens": usage.cached_tokens},
                    "output_tokens": usage.completion_tokens,
                    "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
                    "total_tokens": usage.prompt_tokens + usage.completion_tokens})

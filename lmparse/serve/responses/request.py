@@ -22,6 +22,7 @@ from ..content import openai_text
 from ..engines.base import GenerationRequest, assistant_message
 from ..errors import RequestError
 from ..signing import Signer
+from ..sampling import extra_fields, parse_sampling
 from ..validate import (OPENAI_SAMPLING, arguments_json, checked, format_type, optional_bool, optional_int,
                         optional_number, optional_str, parser_request, require)
 from .store import ResponseStore
@@ -260,7 +261,8 @@ def parse_request(body: Any, default_model: str, signer: Signer,
         messages, functions, parsed, max_tokens=max_tokens, logprobs=opts.logprobs, top_logprobs=top,
         parallel_tool_calls=optional_bool(body, "parallel_tool_calls", True),
         response_format=_text_format(body.get("text")),
-        reasoning_effort=effort if effort not in (None, "none", "minimal") else None)
+        reasoning_effort=effort if effort not in (None, "none", "minimal") else None,
+        sampling=parse_sampling(body), extra=extra_fields(body))
     metadata = body.get("metadata")
     require(metadata is None or isinstance(metadata, dict), "metadata must be an object", "metadata")
     optional_str(body, "user")  # echoed back, so checked like the fields the model reads
