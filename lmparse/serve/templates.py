@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-__all__ = ["ChatTemplate", "load_template", "load_model_template", "read_json_file", "render_chatml"]
+__all__ = ["ChatTemplate", "load_template", "load_model_template", "read_json_file", "render_chatml", "token_text"]
 
 logger = logging.getLogger("lmparse.serve")
 
@@ -272,7 +272,7 @@ _PLAINER: tuple[Callable[[list[dict]], list[dict]], ...] = (
 )
 
 
-def _token_text(value: Any) -> str:
+def token_text(value: Any) -> str:
     if isinstance(value, dict):
         value = value.get("content")
     return value if isinstance(value, str) else ""
@@ -320,7 +320,7 @@ def _template_source(root: Path, template_file: str | None, tokenizer_dir: str |
 
 def _with_tokens(source: str, name: str, config: dict[str, Any], tool_use: str | None = None) -> ChatTemplate:
     """The template with the BOS and EOS texts its tokenizer_config names."""
-    return ChatTemplate(source, name, _token_text(config.get("bos_token")), _token_text(config.get("eos_token")),
+    return ChatTemplate(source, name, token_text(config.get("bos_token")), token_text(config.get("eos_token")),
                         tool_use)
 
 
@@ -347,8 +347,10 @@ def load_model_template(model_dir: Path) -> ChatTemplate | None:
     A template that does not compile is an error: the model's prompts cannot be made."""
     config = read_json_file(model_dir / "tokenizer_config.json")
     jinja = model_dir / "chat_template.jinja"
+    source: str | None
+    tool_use: str | None = None
     if jinja.is_file():
-        source, tool_use, name = jinja.read_text(encoding="utf-8"), None, str(jinja)
+        source, name = jinja.read_text(encoding="utf-8"), str(jinja)
     else:
         (source, tool_use), name = _config_templates(config), str(model_dir / "tokenizer_config.json")
     if source is None:
