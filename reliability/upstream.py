@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tempfile
 import time
+from pathlib import Path
 from typing import NamedTuple
 
 import httpx
@@ -181,7 +183,12 @@ async def _run(size: str) -> list[Row]:
     fake = FakeEngine()
     await fake.start()
     rows = []
-    with Server(["--family", "qwen3", "--engine", "vllm", "--upstream", fake.url, "--shutdown-grace", "1"]) as server:
+    # A real engine's prompts need the model's chat template; the scripted engine has no model: ChatML.
+    template = Path(tempfile.gettempdir()) / "lmparse-reliability-chatml.jinja"  # one file, rewritten each run
+    template.write_text("{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content or '' }}<|im_end|>\n"
+                        "{% endfor %}<|im_start|>assistant\n", encoding="utf-8")
+    with Server(["--family", "qwen3", "--engine", "vllm", "--upstream", fake.url, "--shutdown-grace", "1",
+                 "--chat-template", str(template)]) as server:
         async with httpx.AsyncClient(timeout=30) as client:
             for variant in VARIANTS:
                 rows.append(await _control(client, server, variant))

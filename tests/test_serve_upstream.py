@@ -38,6 +38,7 @@ from lmparse.serve.app import ModelBinding, create_app, upstream_binding  # noqa
 from lmparse.serve.engines.upstream import UpstreamEngine  # noqa: E402
 from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
 
+from .support.model_dir import qwen3_model_dir  # noqa: E402
 from .support.server import LiveServer, free_port  # noqa: E402
 from .support.upstream import (CACHED, ENGINE_OF, ENGINES, EOS_IN_IDS, EOS_TEXT, OVERFLOW_REASON,  # noqa: E402
                                PROMPT_IDS, REASONING, REFUSALS, recorded, refused, sse, steps)
@@ -154,11 +155,13 @@ def fakes() -> FakeEngines:
 
 
 @pytest.fixture(scope="module")
-def gateway(fakes: FakeEngines) -> Iterator[ThreadServer]:
+def gateway(fakes: FakeEngines, tmp_path_factory) -> Iterator[ThreadServer]:
     """lmparse serving qwen3 through every fake (model name = the fake's name); one binding
-    is made by ``upstream_binding``, the others share its tokenizer and template."""
+    is made by ``upstream_binding`` from a Qwen3 model directory, the others share its
+    tokenizer and template."""
     family = get_family("qwen3")
-    first = upstream_binding(family, "vllm", "http://fake/vllm", names=["vllm"], transport=fakes.transport)
+    first = upstream_binding(family, "vllm", "http://fake/vllm", names=["vllm"], transport=fakes.transport,
+                             model_dir=qwen3_model_dir(tmp_path_factory.mktemp("qwen3")))
     tokenizer, template = first.engine.tokenizer, first.engine.template
 
     def binding(kind: str, url: str, transport: httpx.MockTransport | None) -> ModelBinding:
@@ -311,10 +314,10 @@ def test_count_tokens_through_an_engine(gateway):
 # ---- the command line --------------------------------------------------------------------------
 
 
-def test_cli_serves_in_front_of_an_engine(fakes: FakeEngines) -> None:
+def test_cli_serves_in_front_of_an_engine(fakes: FakeEngines, tmp_path) -> None:
     upstream = ThreadServer(fakes.app())  # a real HTTP engine for a real `lmparse serve`
     live = LiveServer(["--family", "qwen3", "--engine", "llamacpp", "--upstream", upstream.url + "/llamacpp",
-                       "--upstream-model", "qwen3-8b"])
+                       "--upstream-model", "qwen3-8b", "--model", str(qwen3_model_dir(tmp_path))])
     try:
         client = openai.OpenAI(base_url=live.url + "/v1", api_key="unused", max_retries=0)
         completion, _ = streamed_reply(client, "qwen3")

@@ -64,3 +64,88 @@ def test_the_template_gets_copies_not_the_request():
     before = repr(messages)
     template("Kimi-K2-Thinking.jinja").render(messages, TOOLS, True)  # it appends to lists while it renders
     assert repr(messages) == before
+
+
+# ---- every real template: an agent history through the real request parsers -------------------
+
+from lmparse.serve import anthropic as anthropic_api  # noqa: E402
+from lmparse.serve import openai as openai_api  # noqa: E402
+from lmparse.serve.engines.upstream import UpstreamEngine  # noqa: E402
+from lmparse.serve.families import get_family  # noqa: E402
+from lmparse.serve.signing import Signer  # noqa: E402
+from lmparse.serve.templates import ChatTemplate, load_model_template  # noqa: E402
+from lmparse.serve.tokenizer import PseudoTokenizer  # noqa: E402
+
+
+def _template_sources() -> list[str]:
+    """Every chat template in the test data: ``templates/*.jinja``, and each tokenizer
+    directory's own (its chat_template.jinja, else tokenizer_config.json's)."""
+    root = data_root()
+    if root is None or not (root / "templates").is_dir():
+        return []
+    files = sorted(f"templates/{p.name}" for p in (root / "templates").glob("*.jinja"))
+    dirs = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name != "templates"
+                  and ((p / "chat_template.jinja").is_file() or "chat_template" in (p / "tokenizer_config.json").read_text(
+                      encoding="utf-8") if (p / "tokenizer_config.json").is_file() else False))
+    return files + dirs
+
+
+def _loaded(source: str) -> ChatTemplate:
+    """As the server loads it: a file by ``--chat-template``, a directory by ``--model``."""
+    path = data_root() / source
+    if path.is_file():
+        return ChatTemplate(path.read_text(encoding="utf-8"), path.name)
+    loaded = load_model_template(path)
+    assert loaded is not None
+    return loaded
+
+
+SOURCES = _template_sources()
+IMAGE = "https://example.test/oslo-harbour.png"
+CITY_TOOL_OPENAI = [{"type": "function", "function": {"name": "get_weather", "description": "Weather now",
+                                                      "parameters": {"type": "object",
+                                                                     "properties": {"city": {"type": "string"}}}}}]
+
+
+def _openai_history() -> dict:
+    return {"model": "m", "tools": CITY_TOOL_OPENAI, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "What is the weather in the picture's city?"},
+                                     {"type": "image_url", "image_url": {"url": IMAGE}}]},
+        {"role": "assistant", "content": None, "tool_calls": [  # what lmparse itself answers
+            {"id": "call_8f3a2b1c9d", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}]},
+        {"role": "tool", "tool_call_id": "call_8f3a2b1c9d", "content": "Sleet, 2 degrees"}]}
+
+
+def _anthropic_history() -> dict:
+    return {"model": "m", "max_tokens": 64, "tools": [
+        {"name": "get_weather", "description": "Weather now", "input_schema": CITY_TOOL_OPENAI[0]["function"]["parameters"]}],
+        "messages": [
+            {"role": "user", "content": [
+                {"type": "text", "text": "What is the weather in the picture's city?"},
+                {"type": "image", "source": {"type": "url", "url": IMAGE}}]},
+            {"role": "assistant", "content": [  # a turn holding only tool_use
+                {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather",
+                 "input": {"city": "Oslo"}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9", "content": "Sleet, 2 degrees"}]}]}
+
+
+def _parsed(api: str):
+    if api == "openai":
+        return openai_api.parse_request(_openai_history(), "m", "reasoning_content")[0]
+    return anthropic_api.parse_request(_anthropic_history(), "m", Signer(b"k" * 32))[0]
+
+
+@pytest.mark.skipif(not SOURCES, reason="no chat templates in the test data (run `make testdata`)")
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+@pytest.mark.parametrize("source", SOURCES)
+def test_an_agent_history_renders_with_its_content_placed(source, api):
+    """An image, an assistant turn of calls only (``content: null`` / only ``tool_use``) and
+    the call's result, rendered by the binding's renderer with the model's template: no
+    error, and every part is in the prompt."""
+    engine = UpstreamEngine("vllm", "http://unused", get_family("qwen3"), PseudoTokenizer("p"), _loaded(source))
+    prompt = engine.prompt(_parsed(api))
+    for text in ("What is the weather in the picture's city?", f"[image: {IMAGE}]", "get_weather", "Oslo",
+                 "Sleet, 2 degrees"):
+        assert text in prompt, f"{text!r} missing from the {source} prompt"

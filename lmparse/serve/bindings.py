@@ -1,14 +1,18 @@
 """Model bindings: a family's parsers, the engine that generates for it, the names it answers to.
 
 ``simulated_binding`` serves a family with the simulated model (its real tokenizer and
-chat template when the test data is at hand); ``upstream_binding`` puts a real engine
-(vLLM, SGLang, LMDeploy, llama.cpp) behind it.  ``names`` are the model names requests
-may use: exact names and glob patterns (``claude-*``); the family's name by default.
+chat template when the tokenizer test data is at hand: it has no model of its own);
+``upstream_binding`` puts a real engine (vLLM, SGLang, LMDeploy, llama.cpp) behind it,
+with the model's own template and tokenizer (``--model DIR``), a template file
+(``--chat-template``) or the engine's own rendering (``--template-from-engine``), never
+the test data.  ``names`` are the model names requests may use: exact names and glob
+patterns (``claude-*``); the family's name by default.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
@@ -20,14 +24,19 @@ from .engines.base import Engine
 from .engines.simulated import SimulatedEngine
 from .engines.special import family_markers as _family_markers
 from .families import Family, missing_parsers
+from .model_dir import ModelFiles, load_model_dir
 from .models import is_pattern
 from .openai import REASONING_FIELDS
-from .templates import load_template
-from .tokenizer import load_tokenizer, testdata_dir
+from .templates import ChatTemplate, load_template
+from .tokenizer import PseudoTokenizer, Tokenizer, load_tokenizer, testdata_dir
 
-__all__ = ["ModelBinding", "simulated_binding", "upstream_binding"]
+__all__ = ["ModelBinding", "simulated_binding", "upstream_binding", "TESTDATA_FOR_TESTS"]
 
 logger = logging.getLogger("lmparse.serve")
+
+# Set to 1 by the test suite only (tests/conftest.py): a real engine given no template gets the
+# family's from the tokenizer test data instead of the startup error, for tests that predate it.
+TESTDATA_FOR_TESTS = "LMPARSE_TESTDATA_TEMPLATES_FOR_TESTS"
 
 class ModelBinding:
     """One served model: a family's parsers, its engine, and the names it answers to."""
@@ -45,6 +54,8 @@ class ModelBinding:
         self.family = family
         self.engine = engine
         self.reasoning_field = reasoning_field
+        # The model's end-of-turn tokens (generation_config.json), when its directory was given.
+        self.stop_token_ids: tuple[int, ...] = ()
         # One parser now, so what parsers load once per process (Harmony's encoding: 0.2 s
         # with the GIL held) loads at startup, not under the first request.
         self.new_parser(ParserRequest.accept_all())
@@ -78,22 +89,60 @@ def simulated_binding(family: Family, token_rate: float = 0.0, reasoning_field: 
 def upstream_binding(family: Family, engine: str, url: str, model: str | None = None,
                      reasoning_field: str = "reasoning_content", names: Sequence[str] | None = None,
                      chat_template: str | None = None, max_tokens: int | None = None,
-                     transport: Any = None) -> ModelBinding:
-    """A family served by a real engine at ``url`` (vllm, sglang, lmdeploy, llamacpp); lmparse
-    renders the prompt with the family's chat template (or ``chat_template``, a jinja file)."""
+                     transport: Any = None, model_dir: str | Path | None = None,
+                     template_from_engine: bool = False) -> ModelBinding:
+    """A family served by a real engine at ``url`` (vllm, sglang, lmdeploy, llamacpp).  The
+    prompt is rendered with ``chat_template`` (a jinja file) if given, else by the engine
+    (``template_from_engine``, llama.cpp), else with the template of ``model_dir`` (a Hugging
+    Face model directory, whose tokenizer also counts); without any, a ``ValueError`` names
+    the flags to pass."""
     from .engines.upstream import DEFAULT_MAX_TOKENS, UpstreamEngine
-    from .templates import ChatTemplate
 
     _require_parsers(family)
-    tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))
+    files = load_model_dir(model_dir) if model_dir is not None else None
     template: ChatTemplate | None
-    if chat_template:
-        template = ChatTemplate(Path(chat_template).read_text(encoding="utf-8"), Path(chat_template).name)
-    else:
+    tokenizer: Tokenizer
+    if files is None and not chat_template and not template_from_engine and os.environ.get(TESTDATA_FOR_TESTS) == "1":
+        # Tests written before a template was required: the family's test data, as then.
+        tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))
         template = load_template(testdata_dir(), family.template, family.tokenizer)
+    else:
+        template = _upstream_template(engine, url, files, chat_template, template_from_engine)
+        # No model files: counts are estimates until the engine reports its own.
+        tokenizer = files.tokenizer if files is not None else PseudoTokenizer(f"pseudo:{family.name}",
+                                                                             _family_markers(family))
     upstream = UpstreamEngine(engine, url, family, tokenizer, template, model, max_tokens or DEFAULT_MAX_TOKENS,
                               transport=transport)
     binding = ModelBinding(names or [family.name], family, upstream, reasoning_field)
-    logger.info("model %s: %s at %s (%s), template %s", ", ".join(binding.names), engine, url, family.name,
-                template.name if template else "ChatML fallback")
+    if files is not None:
+        binding.stop_token_ids = files.stop_token_ids
+    logger.info("model %s: %s at %s (%s), template %s, tokenizer %s%s", ", ".join(binding.names), engine, url,
+                family.name, template.name if template else "ChatML fallback", tokenizer.name,
+                f", end-of-turn tokens {list(files.stop_token_ids)}" if files and files.stop_token_ids else "")
     return binding
+
+
+def _upstream_template(engine: str, url: str, files: ModelFiles | None, chat_template: str | None,
+                       template_from_engine: bool) -> ChatTemplate:
+    """The template a real engine's prompts are rendered with (see ``upstream_binding``)."""
+    if chat_template and template_from_engine:
+        raise ValueError("--chat-template and --template-from-engine exclude each other: pass one")
+    if chat_template:
+        path = Path(chat_template)
+        return ChatTemplate(path.read_text(encoding="utf-8"), path.name, files.bos if files else "",
+                            files.eos if files else "")
+    if template_from_engine:
+        if engine != "llamacpp":
+            raise ValueError(f"--template-from-engine needs --engine llamacpp (llama-server's POST /apply-template); "
+                             f"for --engine {engine} pass --model DIR or --chat-template FILE")
+        from .engine_template import EngineTemplate
+
+        return EngineTemplate(url)
+    if files is not None:
+        if files.template is None:
+            raise ValueError(f"--model {files.path} has no chat template (no chat_template.jinja, no chat_template "
+                             f"in tokenizer_config.json): pass --chat-template FILE")
+        return files.template
+    engine_option = ", or --template-from-engine (the engine renders)" if engine == "llamacpp" else ""
+    raise ValueError(f"--engine {engine} needs the model's chat template: pass --model DIR (its Hugging Face model "
+                     f"directory: tokenizer.json, tokenizer_config.json), --chat-template FILE{engine_option}")

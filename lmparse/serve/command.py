@@ -53,8 +53,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upstream", metavar="URL",
                    help="base URL of the real engine (e.g. http://127.0.0.1:8001); needs --engine")
     p.add_argument("--upstream-model", metavar="NAME", help="model name sent to the engine (vLLM: its served name)")
+    p.add_argument("--model", metavar="DIR",
+                   help="the served model's Hugging Face directory (tokenizer.json, tokenizer_config.json, "
+                        "chat_template.jinja, generation_config.json): its chat template renders the engine's "
+                        "prompts and its tokenizer counts them")
     p.add_argument("--chat-template", metavar="FILE",
-                   help="jinja chat template for upstream prompts (default: the family's, from the test data)")
+                   help="jinja chat template for the engine's prompts (wins over --model's)")
+    p.add_argument("--template-from-engine", action="store_true",
+                   help="the engine renders each prompt with its own template (llama-server's /apply-template)")
     p.add_argument("--upstream-max-tokens", type=int, metavar="N",
                    help="max tokens asked of the engine when a request sets none (default 4096)")
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
@@ -196,8 +202,10 @@ def run(args: argparse.Namespace) -> int:
     names = _names(args, families)
     engine = getattr(args, "engine", "simulated")
     if engine == "simulated":
-        if args.upstream:
-            raise ValueError("--upstream needs --engine vllm|sglang|lmdeploy|llamacpp")
+        given = [flag for flag, value in (("--upstream", args.upstream), ("--model", args.model),
+                                          ("--template-from-engine", args.template_from_engine)) if value]
+        if given:
+            raise ValueError(f"{' and '.join(given)} need --engine vllm|sglang|lmdeploy|llamacpp")
         bindings = [simulated_binding(f, args.token_rate, args.reasoning_field, n)
                     for f, n in zip(families, names, strict=True)]
     else:
@@ -206,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
         if len(families) != 1:
             raise ValueError(f"--engine {engine} serves exactly one --family")
         bindings = [upstream_binding(families[0], engine, args.upstream, args.upstream_model, args.reasoning_field,
-                                     names[0], args.chat_template, args.upstream_max_tokens)]
+                                     names[0], args.chat_template, args.upstream_max_tokens,
+                                     model_dir=args.model, template_from_engine=args.template_from_engine)]
     url = f"http://{args.host}:{args.port}"
 
     def ready() -> None:

@@ -1,22 +1,26 @@
-"""Prompt rendering with the model's own chat template (jinja2), when one is at hand.
+"""Prompt rendering with the model's own chat template (jinja2).
 
-Templates come from the tokenizer test data: ``templates/<file>`` (official templates
-as mirrored by llama.cpp), the tokenizer directory's ``chat_template.jinja``, or the
-``chat_template`` of its ``tokenizer_config.json``.  They run in jinja2's sandbox with
-the helpers Hugging Face provides (``raise_exception``, ``strftime_now``, ``tojson``
-that keeps non-ASCII).  A template that fails on a conversation falls back to a plain
-ChatML rendering: the prompt only feeds the engine and the usage count.
+A template comes from a Hugging Face model directory (``load_model_template``: its
+``chat_template.jinja``, else the ``chat_template`` of its ``tokenizer_config.json``, a
+string or a list of named templates), from ``--chat-template FILE``, or, for the
+simulated engine and the tests only, from the tokenizer test data (``load_template``).
+Templates run in jinja2's sandbox with the helpers Hugging Face provides
+(``raise_exception``, ``strftime_now``, ``tojson`` that keeps non-ASCII, the
+``{% generation %}`` block).  The APIs' messages are handed over in the shapes templates
+read (``_SHAPES``); a template that rejects one gets plainer ones before it fails.
 """
 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import logging
 from pathlib import Path
 from typing import Any
+from collections.abc import Callable
 
-__all__ = ["ChatTemplate", "load_template", "render_chatml"]
+__all__ = ["ChatTemplate", "load_template", "load_model_template", "read_json_file", "render_chatml", "token_text"]
 
 logger = logging.getLogger("lmparse.serve")
 
@@ -42,19 +46,45 @@ def _tojson(value: Any, indent: int | None = None, **_: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent)
 
 
-class ChatTemplate:
-    def __init__(self, source: str, name: str, bos: str = "", eos: str = "") -> None:
-        from jinja2.ext import loopcontrols
-        from jinja2.sandbox import SandboxedEnvironment
+def _generation_extension() -> type:
+    """``{% generation %}...{% endgeneration %}``: transformers marks the assistant's tokens
+    with it (for training masks); rendering a prompt, the block is its body."""
+    from jinja2 import nodes
+    from jinja2.ext import Extension
 
-        # Sandboxed but not immutable: Kimi-K2's template keeps a queue with list.append.
-        # Templates get copies of the messages (``_template_message``), never ours.
-        env = SandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
-        env.filters["tojson"] = _tojson
-        env.globals["raise_exception"] = _raise
-        env.globals["strftime_now"] = lambda fmt: datetime.datetime.now().strftime(fmt)
+    class Generation(Extension):
+        tags = {"generation"}
+
+        def parse(self, parser: Any) -> Any:
+            lineno = next(parser.stream).lineno
+            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+            return nodes.Scope(body, lineno=lineno)
+
+    return Generation
+
+
+def _compile(source: str) -> Any:
+    from jinja2.ext import loopcontrols
+    from jinja2.sandbox import SandboxedEnvironment
+
+    # Sandboxed but not immutable: Kimi-K2's template keeps a queue with list.append.
+    # Templates get copies of the messages (``_SHAPES``), never ours.
+    env = SandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                               extensions=[loopcontrols, _generation_extension()])
+    env.filters["tojson"] = _tojson
+    env.globals["raise_exception"] = _raise
+    env.globals["strftime_now"] = lambda fmt: datetime.datetime.now().strftime(fmt)
+    return env.from_string(source)
+
+
+class ChatTemplate:
+    """A model's chat template; ``tool_use`` is the template a model names for requests
+    with tools (tokenizer_config's list form), when it has one."""
+
+    def __init__(self, source: str, name: str, bos: str = "", eos: str = "", tool_use: str | None = None) -> None:
         self.name = name
-        self._template = env.from_string(source)
+        self._template = _compile(source)
+        self._tool_template = _compile(tool_use) if tool_use is not None else self._template
         self._bos, self._eos = bos, eos
 
     @property
@@ -64,27 +94,40 @@ class ChatTemplate:
 
     def render(self, messages: list[dict], tools: list[dict] | None, thinking: bool | None,
                reasoning_effort: str | None = None) -> str:
+        """The prompt: the first shape of the messages the template renders with every
+        call of the history in it (a template may test ``content is none`` to find a call
+        turn, join arguments as text, or render no ``tool_calls`` at all); else the first
+        shape it renders."""
         kwargs: dict[str, Any] = {}
         if thinking is not None:
             kwargs["enable_thinking"] = kwargs["thinking"] = thinking
         if reasoning_effort is not None:
             kwargs["reasoning_effort"] = reasoning_effort
-        shown = [_template_message(m) for m in messages]
-        try:
-            return self._render(shown, tools, kwargs)
-        except Exception as first:  # the template rejects this shape: try plainer ones
-            plainer = _later_system_as_user(shown)
-            for attempt in (plainer, _thinking_with_content(plainer)):
-                if attempt != shown:
-                    try:
-                        return self._render(attempt, tools, kwargs)
-                    except Exception:
-                        pass
-            raise first
-
-    def _render(self, messages: list[dict], tools: list[dict] | None, kwargs: dict[str, Any]) -> str:
-        return self._template.render(messages=messages, tools=_template_tools(tools), add_generation_prompt=True,
-                                     bos_token=self._bos, eos_token=self._eos, **kwargs)
+        placed = _call_texts(messages)
+        template = self._tool_template if tools else self._template
+        rendered: str | None = None
+        first: Exception | None = None
+        tried: list[list[dict]] = []
+        for plainer in _PLAINER:
+            for shape in _SHAPES:
+                attempt = plainer([shape(m) for m in messages])
+                if attempt in tried:
+                    continue
+                tried.append(attempt)
+                try:
+                    prompt = template.render(messages=attempt, tools=_template_tools(tools),
+                                             add_generation_prompt=True, bos_token=self._bos,
+                                             eos_token=self._eos, **kwargs)
+                except Exception as exc:  # the template rejects this shape: try plainer ones
+                    first = first or exc
+                    continue
+                if all(_placed(text, prompt) for text in placed):
+                    return prompt
+                rendered = rendered if rendered is not None else prompt
+        if rendered is not None:
+            return rendered
+        assert first is not None
+        raise first
 
 
 def _template_tools(tools: list[dict] | None) -> list[dict] | None:
@@ -133,40 +176,136 @@ def _thinking_with_content(messages: list[dict]) -> list[dict]:
 
 
 def _template_message(message: dict) -> dict:
-    """Templates index tool-call arguments as mappings (``arguments|items``): parse them.
-    An assistant turn with only calls has ``content: null`` in the APIs; templates test
-    ``'</think>' in content``, so it is given as ``""``.  Reasoning is given under both
+    """The shape most templates read: tool-call arguments as mappings (``arguments|items``,
+    as transformers and vLLM hand them over), an assistant turn of calls only with
+    ``content`` ``""`` (templates test ``'</think>' in content``), reasoning under both
     names templates read: ``reasoning_content`` (Qwen3, GLM, Kimi, DeepSeek) and
     ``thinking`` (gpt-oss)."""
-    calls = message.get("tool_calls")
-    message = dict(message)
+    message = _api_message(message)
     if message.get("content") is None:
         message["content"] = ""
-    if message.get("reasoning_content") and "thinking" not in message:
-        message["thinking"] = message["reasoning_content"]
+    calls = message.get("tool_calls")
     if not calls:
         return message
-    parsed = []
-    for call in calls:
-        fn = dict(call["function"])
-        try:
-            fn["arguments"] = json.loads(fn["arguments"])
-        except (TypeError, ValueError):
-            pass
-        parsed.append({**call, "function": fn})
+    parsed = [{**c, "function": {**c["function"], "arguments": _arguments(c["function"]["arguments"])}} for c in calls]
     return {**message, "tool_calls": parsed}
 
 
-def _token_text(value: Any) -> str:
+def _api_message(message: dict) -> dict:
+    """The API's own shape (``content: null`` beside calls, arguments as JSON text), which
+    templates that find a call turn by ``content is none`` and join arguments as text read
+    (DeepSeek-R1's)."""
+    message = dict(message)
+    if message.get("reasoning_content") and "thinking" not in message:
+        message["thinking"] = message["reasoning_content"]
+    return message
+
+
+def _nine_char_ids(messages: list[dict]) -> list[dict]:
+    """Mistral's templates insist on call ids of nine letters and digits: other ids are
+    replaced by a stable digest of themselves, in the calls and the results alike."""
+    def short(call_id: Any) -> Any:
+        if not isinstance(call_id, str) or (len(call_id) == 9 and call_id.isalnum()):
+            return call_id
+        return hashlib.sha256(call_id.encode()).hexdigest()[:9]
+
+    out = []
+    for m in messages:
+        if m.get("tool_calls"):
+            m = {**m, "tool_calls": [{**c, "id": short(c.get("id"))} for c in m["tool_calls"]]}
+        if m.get("role") == "tool" and "tool_call_id" in m:
+            m = {**m, "tool_call_id": short(m["tool_call_id"])}
+        out.append(m)
+    return out
+
+
+def _calls_in_content(message: dict) -> dict:
+    """For templates that render no ``tool_calls`` (LFM2's expect the calls in the text):
+    each call as a JSON line after the turn's text, as the ChatML fallback writes them."""
+    message = _api_message(message)
+    calls = message.pop("tool_calls", None)
+    if calls:
+        lines = [json.dumps({"name": c["function"]["name"], "arguments": _arguments(c["function"]["arguments"])},
+                            ensure_ascii=False) for c in calls]
+        message["content"] = "\n".join(([message["content"]] if message.get("content") else []) + lines)
+    elif message.get("content") is None:
+        message["content"] = ""
+    return message
+
+
+def _arguments(arguments: Any) -> Any:
+    try:
+        return json.loads(arguments)
+    except (TypeError, ValueError):
+        return arguments
+
+
+def _call_texts(messages: list[dict]) -> list[str]:
+    """What shows that a history's calls are in a prompt: each call's name and the string
+    values of its arguments (a name alone may come from the tools' list), at most
+    ``_CALL_TEXTS`` of them (each is a scan of the prompt)."""
+    texts: dict[str, None] = {}
+    for m in messages:
+        for call in m.get("tool_calls") or ():
+            texts[call["function"]["name"]] = None
+            arguments = _arguments(call["function"]["arguments"])
+            if isinstance(arguments, dict):
+                texts.update((v, None) for v in arguments.values() if isinstance(v, str) and v)
+    return list(texts)[:_CALL_TEXTS]
+
+
+_CALL_TEXTS = 16
+
+
+def _placed(text: str, prompt: str) -> bool:
+    """``text`` is in the prompt as it is or JSON-escaped (templates write arguments with tojson)."""
+    return text in prompt or json.dumps(text, ensure_ascii=False)[1:-1] in prompt
+
+
+_SHAPES: tuple[Callable[[dict], dict], ...] = (_template_message, _api_message, _calls_in_content)
+# Each step plainer than the one before; a template that renders the messages as they are never meets them.
+_PLAINER: tuple[Callable[[list[dict]], list[dict]], ...] = (
+    lambda ms: ms,
+    _later_system_as_user,
+    lambda ms: _thinking_with_content(_later_system_as_user(ms)),
+    lambda ms: _nine_char_ids(_thinking_with_content(_later_system_as_user(ms))),
+)
+
+
+def token_text(value: Any) -> str:
     if isinstance(value, dict):
         value = value.get("content")
     return value if isinstance(value, str) else ""
 
 
+def read_json_file(path: Path) -> dict[str, Any]:
+    """A JSON object file's content ({} when it is missing or holds no JSON object)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _config_templates(config: dict[str, Any]) -> tuple[str | None, str | None]:
+    """``tokenizer_config.json``'s ``chat_template``: (the template, the one for requests
+    with tools).  The list form names its templates; as transformers does, ``tool_use``
+    serves requests with tools and ``default`` the others."""
+    raw = config.get("chat_template")
+    if isinstance(raw, str):
+        return raw, None
+    if not isinstance(raw, list):
+        return None, None
+    named = {t.get("name"): t.get("template") for t in raw
+             if isinstance(t, dict) and isinstance(t.get("template"), str)}
+    default, tool_use = named.get("default"), named.get("tool_use")
+    return (default, tool_use) if default is not None else (tool_use, None)
+
+
 def _template_source(root: Path, template_file: str | None, tokenizer_dir: str | None,
-                     config: dict[str, Any]) -> tuple[str, str] | None:
-    """The template's source and a name for it: the templates file, the tokenizer's
-    ``chat_template.jinja``, else its ``tokenizer_config.json`` entry (None: none of them)."""
+                     config: dict[str, Any]) -> tuple[str, str, str | None] | None:
+    """The template's source, a name for it and its tool_use variant: the templates file,
+    the tokenizer's ``chat_template.jinja``, else its ``tokenizer_config.json`` entry."""
     candidates = []
     if template_file:
         candidates.append(root / "templates" / template_file)
@@ -174,28 +313,49 @@ def _template_source(root: Path, template_file: str | None, tokenizer_dir: str |
         candidates.append(root / tokenizer_dir / "chat_template.jinja")
     for path in candidates:
         if path.is_file():
-            return path.read_text(encoding="utf-8"), path.name
-    if isinstance(config.get("chat_template"), str):
-        return config["chat_template"], f"{tokenizer_dir}/tokenizer_config.json"
-    return None
+            return path.read_text(encoding="utf-8"), path.name, None
+    source, tool_use = _config_templates(config)
+    return (source, f"{tokenizer_dir}/tokenizer_config.json", tool_use) if source is not None else None
+
+
+def _with_tokens(source: str, name: str, config: dict[str, Any], tool_use: str | None = None) -> ChatTemplate:
+    """The template with the BOS and EOS texts its tokenizer_config names."""
+    return ChatTemplate(source, name, token_text(config.get("bos_token")), token_text(config.get("eos_token")),
+                        tool_use)
 
 
 def load_template(root: Path | None, template_file: str | None, tokenizer_dir: str | None) -> ChatTemplate | None:
-    """The family's chat template from the test data, or None (then ChatML is used)."""
+    """The family's chat template from the tokenizer test data, or None (then ChatML is
+    used): for the simulated engine and the tests only, never a real engine's prompt."""
     if root is None:
         return None
-    config: dict = {}
-    if tokenizer_dir and (root / tokenizer_dir / "tokenizer_config.json").is_file():
-        try:
-            config = json.loads((root / tokenizer_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
-        except ValueError:
-            config = {}
+    config = read_json_file(root / tokenizer_dir / "tokenizer_config.json") if tokenizer_dir else {}
     found = _template_source(root, template_file, tokenizer_dir, config)
     if found is None:
         return None
-    source, name = found
+    source, name, tool_use = found
     try:
-        return ChatTemplate(source, name, _token_text(config.get("bos_token")), _token_text(config.get("eos_token")))
+        return _with_tokens(source, name, config, tool_use)
     except Exception as exc:  # jinja2 missing or a template it cannot compile
         logger.warning("chat template %s unusable (%s); prompts use ChatML", name, exc)
         return None
+
+
+def load_model_template(model_dir: Path) -> ChatTemplate | None:
+    """A Hugging Face model directory's chat template (None: it has none): its
+    ``chat_template.jinja`` wins over ``tokenizer_config.json``'s, as in transformers.
+    A template that does not compile is an error: the model's prompts cannot be made."""
+    config = read_json_file(model_dir / "tokenizer_config.json")
+    jinja = model_dir / "chat_template.jinja"
+    source: str | None
+    tool_use: str | None = None
+    if jinja.is_file():
+        source, name = jinja.read_text(encoding="utf-8"), str(jinja)
+    else:
+        (source, tool_use), name = _config_templates(config), str(model_dir / "tokenizer_config.json")
+    if source is None:
+        return None
+    try:
+        return _with_tokens(source, name, config, tool_use)
+    except Exception as exc:
+        raise ValueError(f"chat template {name} does not compile: {exc}") from None

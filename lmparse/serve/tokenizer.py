@@ -1,5 +1,6 @@
-"""Tokenizers for the simulated engine: a family's real one when its data is at hand,
-else a pseudo-tokenizer that keeps the family's markers atomic.
+"""Tokenizers: a model directory's own (``load_model_tokenizer``), a family's real one
+from the test data for the simulated engine, else a pseudo-tokenizer that keeps the
+family's markers atomic.
 
 A tokenizer here does two things: count a prompt's tokens, and replay a reply the way
 a serving engine streams it, one ``(text, token_id, token_text)`` step per generated
@@ -19,7 +20,8 @@ from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["Tokenizer", "RealTokenizer", "PseudoTokenizer", "testdata_dir", "load_tokenizer", "windows", "WINDOW"]
+__all__ = ["Tokenizer", "RealTokenizer", "PseudoTokenizer", "testdata_dir", "load_tokenizer", "load_model_tokenizer",
+           "windows", "WINDOW"]
 
 logger = logging.getLogger("lmparse.serve")
 
@@ -218,9 +220,11 @@ def _boundary(tokens: Iterable[str]) -> re.Pattern[str] | None:
 
 
 def _load_hf(path: Path) -> tuple[Callable, Callable, Callable]:
+    """A ``tokenizer.json`` (gzipped when its name ends in ``.gz``, as the test data keeps them)."""
     from tokenizers import Tokenizer as HfTokenizer
 
-    tok = HfTokenizer.from_str(gzip.decompress(path.read_bytes()).decode())
+    raw = path.read_bytes()
+    tok = HfTokenizer.from_str((gzip.decompress(raw) if path.suffix == ".gz" else raw).decode())
     # Added tokens that take no neighbouring whitespace are split out first: cuts before them are exact.
     boundary = _boundary(t.content for t in tok.get_added_tokens_decoder().values()
                          if not (t.lstrip or t.rstrip or t.single_word) and t.content)
@@ -274,3 +278,11 @@ def load_tokenizer(data_name: str | None, family: str, markers: Iterable[str] = 
     except Exception as exc:  # a missing library or data: the pseudo-tokenizer still works
         logger.warning("family %s: real tokenizer %s unavailable (%s); using pseudo-tokens", family, data_name, exc)
     return PseudoTokenizer(f"pseudo:{family}", markers)
+
+
+def load_model_tokenizer(model_dir: Path) -> RealTokenizer:
+    """A Hugging Face model directory's ``tokenizer.json``, through the ``tokenizers`` package."""
+    path = model_dir / "tokenizer.json"
+    if not path.is_file():
+        raise ValueError(f"--model {model_dir}: no tokenizer.json in it (a Hugging Face model directory has one)")
+    return RealTokenizer(model_dir.name or str(model_dir), *_load_hf(path))

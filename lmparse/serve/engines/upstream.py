@@ -262,6 +262,8 @@ class UpstreamEngine(Engine):
         try:
             prompt = self.template.render(request.messages, request.tools, request.thinking,
                                           request.reasoning_effort)
+        except RequestError:  # a template the engine renders: its failure is the engine's (a 502)
+            raise
         except Exception as exc:  # the model's template rejects this conversation
             raise RequestError(f"messages is rejected by the {self.family.name} chat template: {exc}",
                                "messages") from None
