@@ -7,7 +7,6 @@ are built at run time from the tokenizer test data (tests/support/model_dir.py).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -25,7 +24,6 @@ from starlette.responses import JSONResponse, Response  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from lmparse.serve.app import create_app, upstream_binding  # noqa: E402
-from lmparse.serve.bindings import TESTDATA_FOR_TESTS  # noqa: E402
 from lmparse.serve.families import get_family, missing_parsers  # noqa: E402
 from lmparse.serve.model_dir import load_model_dir  # noqa: E402
 from lmparse.serve.openai import parse_request  # noqa: E402
@@ -103,8 +101,7 @@ def test_chat_template_file_wins_over_the_models(tmp_path):
 @pytest.mark.parametrize("engine, flags", [("vllm", ["--model DIR", "--chat-template FILE"]),
                                            ("llamacpp", ["--model DIR", "--chat-template FILE",
                                                          "--template-from-engine"])])
-def test_an_engine_without_a_template_is_refused_naming_the_flags(engine, flags, monkeypatch):
-    monkeypatch.delenv(TESTDATA_FOR_TESTS)  # what a user's process has: no test data fallback
+def test_an_engine_without_a_template_is_refused_naming_the_flags(engine, flags):
     with pytest.raises(ValueError) as refused:
         upstream_binding(get_family("qwen3"), engine, "http://unused")
     for flag in flags:
@@ -112,9 +109,8 @@ def test_an_engine_without_a_template_is_refused_naming_the_flags(engine, flags,
 
 
 def test_the_cli_refuses_to_start_without_a_template():
-    env = {k: v for k, v in os.environ.items() if k != TESTDATA_FOR_TESTS}
     done = subprocess.run([sys.executable, "-m", "lmparse.cli", "serve", "--quiet", "--engine", "sglang",
-                           "--upstream", "http://127.0.0.1:9"], capture_output=True, text=True, timeout=60, env=env)
+                           "--upstream", "http://127.0.0.1:9"], capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "--engine sglang needs the model's chat template: pass --model DIR" in done.stderr
 

@@ -63,12 +63,13 @@ def engine() -> Iterator[tuple[Engine, ThreadServer]]:
     server.stop()
 
 
-def test_ready_follows_the_engine_and_health_stays_up(engine):
+def test_ready_follows_the_engine_and_health_stays_up(engine, tmp_path):
     scripted, upstream = engine
     family = get_family("qwen3")
+    template = str(_template_file(tmp_path))
     gateway = ThreadServer(create_app([
-        upstream_binding(family, "vllm", upstream.url, names=["qwen3"]),
-        upstream_binding(family, "vllm", f"http://127.0.0.1:{free_port()}", names=["gone"])]))
+        upstream_binding(family, "vllm", upstream.url, names=["qwen3"], chat_template=template),
+        upstream_binding(family, "vllm", f"http://127.0.0.1:{free_port()}", names=["gone"], chat_template=template)]))
     try:
         def states() -> tuple[int, dict]:
             r = httpx.get(gateway.url + "/ready", timeout=10)
@@ -81,7 +82,8 @@ def test_ready_follows_the_engine_and_health_stays_up(engine):
         assert health.status_code == 200 and health.json()["upstreams"]["gone"] == "unreachable"
     finally:
         gateway.stop()
-    gateway = ThreadServer(create_app([upstream_binding(family, "vllm", upstream.url, names=["qwen3"])]))
+    gateway = ThreadServer(create_app([upstream_binding(family, "vllm", upstream.url, names=["qwen3"],
+                                                        chat_template=template)]))
     try:
         assert httpx.get(gateway.url + "/ready", timeout=10).status_code == 200
         scripted.health = 503  # the engine is loading
@@ -101,10 +103,8 @@ def test_two_replicas_serve_interleaved_turns_of_one_conversation(engine, tmp_pa
     """Replicas that share --signing-key accept each other's thinking signatures, so a turn
     answered by one continues on the other with the model's reasoning back in the prompt."""
     scripted, upstream = engine
-    template = tmp_path / "qwen3.jinja"
-    template.write_text(_qwen3_template(), encoding="utf-8")
     args = ["--family", "qwen3", "--engine", "vllm", "--upstream", upstream.url, "--signing-key", KEY,
-            "--chat-template", str(template)]
+            "--chat-template", str(_template_file(tmp_path))]
     replicas = [LiveServer(args), LiveServer(args)]
     try:
         clients = [anthropic.Anthropic(base_url=r.url, api_key="unused", max_retries=0) for r in replicas]
@@ -123,11 +123,12 @@ def test_two_replicas_serve_interleaved_turns_of_one_conversation(engine, tmp_pa
             r.stop()
 
 
-def _qwen3_template() -> str:
+def _template_file(tmp_path) -> str:
+    """The Qwen3 chat template of the test data, as a file for --chat-template."""
     from lmparse.serve.tokenizer import testdata_dir
 
     root = testdata_dir()
     path = root / "templates" / get_family("qwen3").template if root else None
     if path is None or not path.is_file():
         pytest.skip("the Qwen3 chat template is not in the test data")
-    return path.read_text(encoding="utf-8")
+    return str(path)

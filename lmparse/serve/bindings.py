@@ -12,7 +12,6 @@ patterns (``claude-*``); the family's name by default.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
@@ -30,13 +29,10 @@ from .openai import REASONING_FIELDS
 from .templates import ChatTemplate, load_template
 from .tokenizer import PseudoTokenizer, Tokenizer, load_tokenizer, testdata_dir
 
-__all__ = ["ModelBinding", "simulated_binding", "upstream_binding", "TESTDATA_FOR_TESTS"]
+__all__ = ["ModelBinding", "simulated_binding", "upstream_binding"]
 
 logger = logging.getLogger("lmparse.serve")
 
-# Set to 1 by the test suite only (tests/conftest.py): a real engine given no template gets the
-# family's from the tokenizer test data instead of the startup error, for tests that predate it.
-TESTDATA_FOR_TESTS = "LMPARSE_TESTDATA_TEMPLATES_FOR_TESTS"
 
 class ModelBinding:
     """One served model: a family's parsers, its engine, and the names it answers to."""
@@ -102,15 +98,10 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
     files = load_model_dir(model_dir) if model_dir is not None else None
     template: ChatTemplate | None
     tokenizer: Tokenizer
-    if files is None and not chat_template and not template_from_engine and os.environ.get(TESTDATA_FOR_TESTS) == "1":
-        # Tests written before a template was required: the family's test data, as then.
-        tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))
-        template = load_template(testdata_dir(), family.template, family.tokenizer)
-    else:
-        template = _upstream_template(engine, url, files, chat_template, template_from_engine)
-        # No model files: counts are estimates until the engine reports its own.
-        tokenizer = files.tokenizer if files is not None else PseudoTokenizer(f"pseudo:{family.name}",
-                                                                             _family_markers(family))
+    template = _upstream_template(engine, url, files, chat_template, template_from_engine)
+    # No model files: counts are estimates until the engine reports its own.
+    tokenizer = files.tokenizer if files is not None else PseudoTokenizer(f"pseudo:{family.name}",
+                                                                         _family_markers(family))
     upstream = UpstreamEngine(engine, url, family, tokenizer, template, model, max_tokens or DEFAULT_MAX_TOKENS,
                               transport=transport)
     binding = ModelBinding(names or [family.name], family, upstream, reasoning_field)

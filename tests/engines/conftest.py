@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from ..support.model_dir import qwen3_model_dir
 from ..support.server import LiveServer, free_port, stop_process
 from .forcing import Forced, force, qwen3_tokenizer
 from .gguf_model import IM_END_ID, write_qwen3_gguf
@@ -126,8 +127,21 @@ class Stack:
         self.llama.stop()
 
 
+_MODEL_DIRS: list[Path] = []
+
+
+def model_dir() -> Path:
+    """The Qwen3 model directory the gateway reads (tokenizer.json, template, stop ids), made once."""
+    if not _MODEL_DIRS:
+        _MODEL_DIRS.append(qwen3_model_dir(Path(tempfile.mkdtemp(prefix="lmparse-engines-")) / "Qwen3"))
+    return _MODEL_DIRS[0]
+
+
 def gateway_for(llama: LiveLlamaServer, *args: str) -> LiveServer:
-    return LiveServer(["--engine", "llamacpp", "--upstream", llama.url, "--family", "qwen3", *args])
+    """``lmparse serve`` in front of ``llama``: the template and tokenizer from ``--model``
+    unless ``args`` say otherwise (``--template-from-engine``)."""
+    source = list(args) if "--template-from-engine" in args else ["--model", str(model_dir()), *args]
+    return LiveServer(["--engine", "llamacpp", "--upstream", llama.url, "--family", "qwen3", *source])
 
 
 @pytest.fixture(scope="session")
@@ -162,13 +176,14 @@ def stacks(qwen3_gguf, tokenizer) -> Iterator[dict]:
     ``reply`` with a gateway in front, shared by every test that asks for the same one."""
     started: dict[tuple, Stack] = {}
 
-    def stack(reply: str | None, model: Path | None = None, special: bool = False) -> Stack:
-        key = (reply, model, special)
+    def stack(reply: str | None, model: Path | None = None, special: bool = False,
+              gateway_args: tuple[str, ...] = ()) -> Stack:
+        key = (reply, model, special, gateway_args)
         if key not in started:
             forced = None if reply is None else force(tokenizer, reply)
             llama = LiveLlamaServer(model or qwen3_gguf, forced, ["--special"] if special else [])
             try:
-                started[key] = Stack(llama, gateway_for(llama))
+                started[key] = Stack(llama, gateway_for(llama, *gateway_args))
             except Exception:
                 llama.stop()
                 raise

@@ -168,6 +168,18 @@ def test_openai_prompt_is_the_one_llama_server_renders(stacks):
     assert direct["prompt"].endswith("<|im_start|>assistant\n")
 
 
+def test_template_from_engine_renders_once_and_answers_the_same(stacks):
+    """``--template-from-engine``: llama-server renders the prompt (its /apply-template), and
+    the reply parses as with lmparse's own rendering from --model."""
+    s = stacks(ONE_CALL, gateway_args=("--template-from-engine",))
+    messages = [{"role": "system", "content": "Be brief."}, *USER]
+    whole, stream = both(oai(s), model="qwen3", messages=messages, tools=[WEATHER])
+    assert whole == stream and whole["calls"] == [("get_weather", {"city": "Paris"})]
+    last = max((slot for slot in s.llama.slots() if "id_task" in slot), key=lambda slot: slot["id_task"])
+    status, direct = post_json(s.llama.url + "/apply-template", {"messages": messages, "tools": [WEATHER]})
+    assert status == 200 and last["prompt"] == direct["prompt"]
+
+
 # ---- Anthropic -------------------------------------------------------------------------------------
 
 ANTHROPIC_TOOL = {"name": "get_weather", "description": "Weather of a city",
