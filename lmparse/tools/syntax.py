@@ -98,12 +98,14 @@ def derive_call_syntax(cls: Any, arguments: str = "json") -> CallSyntax:
     _, after_1b, middle, after_2, _ = _split(two, _NAME_1, _SLOT, _NAME_2, _SLOT)
     opener = next(iter(cls.tool_open_tags), "")
     grouped = bool(opener) and two.count(opener) == 1 and head.startswith(opener)
-    section_open = opener if grouped else ""
+    # Layout right after the section's open tag (DSML's and MiniMax's newline) is the section's.
+    section_open = head[:len(head) - len(head[len(opener):].lstrip())] if grouped else ""
     close = cls.tool_close_tag or ""
     section_close = close if grouped and tail.endswith(close) else ""
     before_name = head[len(section_open):]
     call_end = tail[:len(tail) - len(section_close)]
-    if not (middle.startswith(call_end) and middle.endswith(before_name)) or after_1 != after_1b:
+    if not (middle.startswith(call_end) and middle.endswith(before_name)) or after_1 != after_1b \
+            or len(middle) < len(call_end) + len(before_name):
         raise ValueError(f"{cls.__name__}: calls do not render as one repeated layout")
     separator = middle[len(call_end):len(middle) - len(before_name)]
     if after_1 == after_2:
