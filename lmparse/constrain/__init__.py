@@ -39,7 +39,7 @@ class Unconstrainable(ValueError):
     """This tool_choice cannot be enforced here (the dialect or the engine has no way)."""
 
 
-def _functions(tools: Any) -> list[dict]:
+def _functions(tools: Any) -> list[dict[str, Any]]:
     """OpenAI tools (``{"type": "function", "function": {...}}``), bare function dicts, or a
     name -> function mapping (``ParserRequest.tools``), as function dicts."""
     items = tools.values() if isinstance(tools, Mapping) else tools or ()
@@ -51,7 +51,7 @@ def _functions(tools: Any) -> list[dict]:
     return out
 
 
-def chosen_functions(tools: Any, tool_choice: Any) -> list[dict] | None:
+def chosen_functions(tools: Any, tool_choice: Any) -> list[dict[str, Any]] | None:
     """The functions one of which the reply must call, or None when it need not call any."""
     functions = _functions(tools)
     if isinstance(tool_choice, Mapping):

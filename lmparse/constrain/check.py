@@ -42,7 +42,8 @@ def schema_errors(value: Any, schema: Any, path: str = "arguments") -> list[str]
         return [f"{path} must be of type {' or '.join(kinds)}"]
     errors: list[str] = []
     if isinstance(value, dict):
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        found = schema.get("properties")
+        properties: dict[str, Any] = found if isinstance(found, dict) else {}
         errors += [f"{path}.{key} is required" for key in schema.get("required") or () if key not in value]
         for key, item in value.items():
             if key in properties:
@@ -55,7 +56,7 @@ def schema_errors(value: Any, schema: Any, path: str = "arguments") -> list[str]
     return errors
 
 
-def check_calls(calls: list[tuple[str, str]], functions: list[dict]) -> str | None:
+def check_calls(calls: list[tuple[str, str]], functions: list[dict[str, Any]]) -> str | None:
     """Why the reply's ``(name, arguments)`` calls do not satisfy a tool_choice that required
     one of ``functions`` (None: they do)."""
     if not calls:

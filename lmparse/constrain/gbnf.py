@@ -149,7 +149,7 @@ class GbnfRules:
             return self.base(kind)
         return self.base("value")
 
-    def object(self, schema: dict) -> str:
+    def object(self, schema: dict[str, Any]) -> str:
         properties = schema.get("properties")
         if not isinstance(properties, dict) or not properties:
             return self.base("object")
@@ -160,7 +160,7 @@ class GbnfRules:
         body = ordered(items, f'{ws} "," {ws}')
         return self.fresh("object", f'"{{" {ws} {body} {ws} "}}"')
 
-    def array(self, schema: dict) -> str:
+    def array(self, schema: dict[str, Any]) -> str:
         ws = self.base("ws")
         item = self.value(schema.get("items"))
         more = f'( {ws} "," {ws} {item} )*'
@@ -221,7 +221,7 @@ def _arguments(rules: GbnfRules, syntax: CallSyntax, schema: Any) -> str:
     return rules.xml_arguments(syntax, schema)
 
 
-def calls_grammar(syntax: CallSyntax, functions: list[dict], single: bool,
+def calls_grammar(syntax: CallSyntax, functions: list[dict[str, Any]], single: bool,
                   reasoning: tuple[str | None, str, bool] | None = None) -> str:
     """A grammar whose sentences are one call (``single``) or one or more calls of ``functions``,
     after an optional reasoning block ``(start tag or None, end tag, the reply starts inside it)``."""

@@ -40,12 +40,12 @@ def _arguments(syntax: CallSyntax, schema: Any) -> Format:
     return content
 
 
-def _tag(syntax: CallSyntax, fn: dict) -> Format:
+def _tag(syntax: CallSyntax, fn: dict[str, Any]) -> Format:
     return {"type": "tag", "begin": syntax.call_begin(fn["name"]), "content": _arguments(syntax, fn.get("parameters")),
             "end": syntax.call_end}
 
 
-def structural_tag(syntax: CallSyntax, functions: list[dict], single: bool,
+def structural_tag(syntax: CallSyntax, functions: list[dict[str, Any]], single: bool,
                    reasoning: tuple[str | None, str, bool] | None = None) -> dict[str, Any]:
     """One call (``single``) or one or more calls of ``functions``, after the reasoning block
     ``(start tag or None, end tag, the reply starts inside it)`` when there is one."""

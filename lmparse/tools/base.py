@@ -90,7 +90,7 @@ class ToolParser:
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self.request = request
-        self._calls = CallEmitter(request.allowed_names, id_factory)
+        self._calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)
         self.stray_chars = 0  # characters dropped between a payload's end and its close tag
         self.start_block("")
 

@@ -43,10 +43,12 @@ class GenerationRequest:
     string arguments, tool_call_id, reasoning_content); ``tools`` OpenAI tool dicts.
     ``response_format`` is ``{"type": "json_schema", "schema": {...}}`` or ``{"type":
     "json_object"}`` when the reply must be JSON (engines that can enforce it are told);
-    ``reasoning_effort`` (``low`` / ``medium`` / ``high`` ...) reaches the chat template."""
+    ``reasoning_effort`` (``low`` / ``medium`` / ``high`` ...) reaches the chat template.
+    ``constraint`` is what enforces tool_choice on an upstream engine, ``{field: value}``
+    under the engine's own key (``lmparse.constrain.constraint_for``), or None."""
 
     __slots__ = ("messages", "tools", "parser_request", "max_tokens", "stop", "logprobs", "top_logprobs",
-                 "thinking", "parallel_tool_calls", "response_format", "reasoning_effort")
+                 "thinking", "parallel_tool_calls", "response_format", "reasoning_effort", "constraint")
 
     def __init__(self, messages: list[dict], tools: list[dict], parser_request: ParserRequest,
                  max_tokens: int | None = None, stop: list[str] | None = None, logprobs: bool = False,
@@ -63,6 +65,7 @@ class GenerationRequest:
         self.parallel_tool_calls = parallel_tool_calls
         self.response_format = response_format
         self.reasoning_effort = reasoning_effort
+        self.constraint: dict[str, str] | None = None
 
 
 def assistant_message(texts: list[str], reasoning: list[str], calls: list[dict]) -> dict:
