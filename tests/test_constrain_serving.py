@@ -128,6 +128,21 @@ def test_a_required_reply_without_a_valid_call_is_a_502_saying_why(reply: str, r
     assert reason in error["message"]
 
 
+def test_anthropic_any_that_the_model_ignored_is_an_api_error_saying_why() -> None:
+    app, _ = _serve("It is sunny in Paris.")
+
+    async def call() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            return await client.post("/v1/messages", json={
+                "max_tokens": 64, "messages": USER, "tool_choice": {"type": "any"},
+                "tools": [{"name": "get_weather", "input_schema": WEATHER}]})
+
+    r = asyncio.run(call())
+    assert r.status_code == 502 and r.json()["type"] == "error"
+    assert "did not call a tool" in r.json()["error"]["message"]
+
+
 def test_a_stream_that_ignored_required_ends_with_an_error_event_not_a_finish() -> None:
     app, _ = _serve("It is sunny in Paris.")
     r = _post(app, {"tool_choice": "required", "stream": True})

@@ -62,11 +62,11 @@ def _common_prefix(a: str, b: str) -> int:
 
 def _split(text: str, *pieces: str) -> list[str]:
     """``text`` cut at each of ``pieces`` in turn (each must occur)."""
-    parts = []
+    parts, rendering = [], text
     for piece in pieces:
         before, found, text = text.partition(piece)
         if not found:
-            raise ValueError(f"the rendering {text!r} lacks {piece!r}")
+            raise ValueError(f"the rendering {rendering!r} lacks {piece!r}")
         parts.append(before)
     return [*parts, text]
 

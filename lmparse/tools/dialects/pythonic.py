@@ -54,7 +54,7 @@ class PythonicToolParser(ToolParser):
     tool_open_tags = (PYTHON_START,)
     tool_close_tag = PYTHON_END  # optional: a bare list simply ends at its "]"
     bare_start = True
-    bare_start_chars = "["
+    bare_start_chars = LIST_OPEN
 
     def _reset_payload(self) -> None:
         self._phase = _OPEN
@@ -99,7 +99,7 @@ class PythonicToolParser(ToolParser):
                 if start == n:
                     return pos
                 c = text[start]
-                if phase == _OPEN and c == "[":
+                if phase == _OPEN and c == LIST_OPEN:
                     self._phase, pos = _ELEMENT, start + 1
                 elif phase == _AFTER and c == ",":
                     self._phase, pos = _ELEMENT, start + 1
