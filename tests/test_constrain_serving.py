@@ -70,7 +70,17 @@ def test_auto_needs_no_constraint_and_no_check() -> None:
     assert constrain(request, get_family("qwen3"), "vllm") is None and request.constraint is None
 
 
-@pytest.mark.parametrize(("family", "engine"), [("qwen3", "lmdeploy"), ("gpt-oss", "vllm")])
+def test_gpt_oss_on_vllm_is_a_harmony_structural_tag_after_its_analysis() -> None:
+    request = _request({"type": "function", "function": {"name": "get_weather"}})
+    constrain(request, get_family("gpt-oss"), "vllm")
+    assert request.constraint is not None
+    thought, _, calls = json.loads(request.constraint["structural_tag"])["format"]["elements"]
+    assert thought["content"]["begin"] == "<|channel|>analysis<|message|>"
+    assert [t["begin"] for t in calls["tags"]] == ["<|channel|>commentary to=functions.get_weather "
+                                                   "<|constrain|>json<|message|>"]
+
+
+@pytest.mark.parametrize(("family", "engine"), [("qwen3", "lmdeploy"), ("gpt-oss", "lmdeploy")])
 def test_required_where_nothing_can_enforce_it_is_a_400(family: str, engine: str) -> None:
     with pytest.raises(RequestError) as caught:
         constrain(_request("required"), get_family(family), engine)

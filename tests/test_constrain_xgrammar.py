@@ -92,6 +92,23 @@ def test_constraint_compiles_and_accepts_only_valid_calls(compiler: object, kind
 
 
 @pytest.mark.parametrize("kind", ["structural_tag", "gbnf"])
+def test_gpt_oss_harmony_call_after_its_analysis(compiler: object, kind: str) -> None:
+    from lmparse.response.harmony import HarmonyResponseParser, render_reply
+
+    reasoning = HarmonyResponseParser.reasoning_block()
+    if kind == "structural_tag":
+        compiled = compiler.compile_structural_tag(json.dumps(structural_tag_for("gpt-oss", TOOLS, NAMED,
+                                                                                 reasoning=reasoning)))
+    else:
+        compiled = compiler.compile_grammar(gbnf_for("gpt-oss", TOOLS, NAMED, reasoning=reasoning))
+    call = ("call", *GOOD)
+    assert accepts(compiled, render_reply([("analysis", "Paris, then."), call], header="model"))
+    assert accepts(compiled, render_reply([call], header="model"))
+    assert not accepts(compiled, render_reply([("analysis", "Paris."), ("final", "Sunny.")], header="model"))
+    assert not accepts(compiled, render_reply([("call", *OTHER)], header="model"))
+
+
+@pytest.mark.parametrize("kind", ["structural_tag", "gbnf"])
 def test_reasoning_block_may_come_first(compiler: object, kind: str) -> None:
     reasoning = ("<think>", "</think>", False)
     if kind == "structural_tag":

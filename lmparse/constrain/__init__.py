@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..registry import ToolParserManager
+from ..registry import ResponseParserManager, ToolParserManager
 from ..tools.syntax import CallSyntax
 from .check import check_calls, schema_errors
 from .gbnf import calls_grammar
@@ -68,9 +68,18 @@ def chosen_functions(tools: Any, tool_choice: Any) -> list[dict[str, Any]] | Non
     return None
 
 
+def _describer(dialect: str | None) -> Any:
+    """The class that describes ``dialect``'s calls: a tool parser, or a response parser that
+    frames calls itself (gpt-oss's Harmony)."""
+    if dialect and dialect not in ToolParserManager and dialect in ResponseParserManager:
+        return ResponseParserManager.get(dialect)
+    return ToolParserManager.get(dialect) if dialect else None
+
+
 def dialect_syntax(dialect: str | None) -> CallSyntax:
     """The registered tool dialect's call syntax; ``Unconstrainable`` when it has none."""
-    syntax = ToolParserManager.get(dialect).call_syntax() if dialect else None
+    describer = _describer(dialect)
+    syntax = getattr(describer, "call_syntax", lambda: None)()
     if syntax is None:
         raise Unconstrainable(f"the tool dialect {dialect or '(none)'} has no call syntax to constrain "
                               "generation with")

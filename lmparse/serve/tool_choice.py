@@ -6,8 +6,8 @@ engine), and ``tool_choice: "required"`` or a named tool puts the family's const
 the request (``GenerationRequest.constraint``, from ``lmparse.constrain.constraint_for``):
 an XGrammar structural tag for vLLM and SGLang, a GBNF grammar for llama.cpp.  The
 simulated engine obeys tool_choice by construction and needs none; an engine or family
-with no way to constrain (LMDeploy, gpt-oss's Harmony channels upstream) is a 400 saying
-so, never an unenforced generation.
+with no way to constrain (LMDeploy; a family without a tool dialect) is a 400 saying so,
+never an unenforced generation.
 
 ``CallCheck`` runs after: a reply to such a request without a call, or with a call whose
 arguments break the tool's schema, is ``ToolChoiceUnmet`` (HTTP 502 ``server_error``,
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..constrain import Unconstrainable, check_calls, chosen_functions, constraint_for
-from ..registry import ReasoningParserManager
+from ..registry import ReasoningParserManager, ResponseParserManager
 from ..request import ParserRequest
 from .engines.base import GenerationRequest
 from .errors import RequestError
@@ -51,11 +51,20 @@ def _tools(pr: ParserRequest) -> list[dict]:
     return [fn for name, fn in pr.tools.items() if pr.allowed_names is None or name in pr.allowed_names]
 
 
-def _reasoning(reasoning_parser: str | None, pr: ParserRequest) -> tuple[str | None, str, bool] | None:
-    if not reasoning_parser or pr.thinking is False or reasoning_parser not in ReasoningParserManager:
+def _dialect(family: Any) -> str | None:
+    """What describes the family's calls: its tool parser, else its response parser (Harmony)."""
+    return family.tool_parser or (family.response_parser if family.response_parser != "default" else None)
+
+
+def _reasoning(family: Any, pr: ParserRequest) -> tuple[str | None, str, bool] | None:
+    """The reasoning block a constrained reply may start with (None: thinking is off, or none)."""
+    if pr.thinking is False:
         return None
-    parser = ReasoningParserManager.get(reasoning_parser)(pr)
-    return parser.start_tag, parser.end_tag, parser.starts_in_reasoning()
+    if family.reasoning_parser in ReasoningParserManager:
+        parser = ReasoningParserManager.get(family.reasoning_parser)(pr)
+        return parser.start_tag, parser.end_tag, parser.starts_in_reasoning()
+    block = getattr(ResponseParserManager.get(family.response_parser), "reasoning_block", None)
+    return block() if block is not None else None
 
 
 def constrain(request: GenerationRequest, family: Any, engine: str) -> CallCheck | None:
@@ -73,9 +82,8 @@ def constrain(request: GenerationRequest, family: Any, engine: str) -> CallCheck
     # below still judges their replies.
     if engine in UPSTREAM_ENGINES:
         try:
-            request.constraint = constraint_for(family.tool_parser, engine, functions, _choice(pr),
-                                                request.parallel_tool_calls,
-                                                _reasoning(family.reasoning_parser, pr))
+            request.constraint = constraint_for(_dialect(family), engine, functions, _choice(pr),
+                                                request.parallel_tool_calls, _reasoning(family, pr))
         except Unconstrainable as exc:
             raise RequestError(f"tool_choice cannot be enforced for {family.name} on {engine}: {exc}; "
                                "use tool_choice auto", "tool_choice") from None
