@@ -80,7 +80,7 @@ def dialect_syntax(dialect: str | None) -> CallSyntax:
     """The registered tool dialect's call syntax; ``Unconstrainable`` when it has none."""
     describer = _describer(dialect)
     syntax = getattr(describer, "call_syntax", lambda: None)()
-    if syntax is None:
+    if not isinstance(syntax, CallSyntax):
         raise Unconstrainable(f"the tool dialect {dialect or '(none)'} has no call syntax to constrain "
                               "generation with")
     return syntax
