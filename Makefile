@@ -36,8 +36,17 @@ test-agents: venv testdata
 # A real llama.cpp llama-server (built once from source into ~/.cache/lmparse/llamacpp, about 6 minutes on
 # 2 cores) serving a tiny random-weight GGUF with the real Qwen3 vocabulary, behind lmparse serve. A failed
 # build stops here (an empty LMPARSE_LLAMA_SERVER would only skip the tests).
-test-engines: venv testdata
-	bin="$$(PYTHON=$(PYTHON) scripts/setup_llamacpp.sh)" && LMPARSE_LLAMA_SERVER="$$bin" $(PYTHON) -m pytest -q tests/engines
+# xgrammar (to compile every dialect's structural tag) needs torch: the CPU build first, so pip
+# never fetches the CUDA one.
+XGRAMMAR_STAMP := $(VENV)/.xgrammar.stamp
+$(XGRAMMAR_STAMP): $(STAMP)
+	$(PYTHON) -m pip install --quiet torch==2.13.0
+	$(PYTHON) -m pip install --quiet -e '.[xgrammar]'
+	touch $@
+
+test-engines: venv testdata $(XGRAMMAR_STAMP)
+	bin="$$(PYTHON=$(PYTHON) scripts/setup_llamacpp.sh)" && LMPARSE_LLAMA_SERVER="$$bin" \
+		$(PYTHON) -m pytest -q tests/engines tests/test_constrain_xgrammar.py
 
 # Peers (LMDeploy's parsers, no torch) run from their own venv in bench/.peers/, built once.
 bench: venv

@@ -25,7 +25,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 class ParserRequest:
     """What the parsers need to know about one request, normalized once."""
 
-    __slots__ = ("tools", "tool_choice", "forced_name", "allowed_names", "thinking")
+    __slots__ = ("tools", "tool_choice", "forced_name", "allowed_names", "thinking", "max_calls")
 
     def __init__(
         self,
@@ -34,12 +34,14 @@ class ParserRequest:
         forced_name: str | None,
         allowed_names: frozenset[str] | None,
         thinking: bool | None,
+        max_calls: int | None = None,
     ) -> None:
         self.tools = tools  # name -> function dict (name, description, parameters)
         self.tool_choice = tool_choice  # "none" | "auto" | "required"
         self.forced_name = forced_name  # set for a named tool_choice
         self.allowed_names = allowed_names  # names a parser may emit; None: any name
         self.thinking = thinking  # None when the request does not say
+        self.max_calls = max_calls  # 1 for parallel_tool_calls false: later calls are dropped
 
     @classmethod
     def accept_all(cls) -> ParserRequest:
@@ -144,4 +146,8 @@ def normalize_request(request: Any) -> ParserRequest:
     choice, forced, allowed = _normalize_choice(_get(request, "tool_choice"), tools)
     if choice == "none":
         allowed = frozenset()
-    return ParserRequest(tools, choice, forced, allowed, _normalize_thinking(request))
+    parallel = _get(request, "parallel_tool_calls")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise ValueError(f"parallel_tool_calls must be a boolean, got {parallel!r}")
+    return ParserRequest(tools, choice, forced, allowed, _normalize_thinking(request),
+                         max_calls=1 if parallel is False else None)

@@ -195,23 +195,24 @@ def test_llamacpp_is_asked_to_render_each_familys_markers() -> None:
         assert built["preserved_tokens"] == list(preserved) and all(isinstance(t, str) for t in preserved)
 
 
-STRUCTURAL_TAG = {"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<tool_call>"],
-                                                       "tags": [], "at_least_one": True}}
+TAG = {"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<tool_call>"], "tags": [],
+                                            "at_least_one": True}}
+STRUCTURAL_TAG = {"structural_tag": json.dumps(TAG)}  # what lmparse.constrain.constraint_for gives
 
 
 def test_a_constraint_goes_where_each_engine_reads_it_over_a_reply_format() -> None:
     fmt = {"type": "json_schema", "schema": SCHEMA}
     tagged = body("vllm", constraint=STRUCTURAL_TAG, response_format=fmt)
-    assert json.loads(tagged["structured_outputs"]["structural_tag"]) == STRUCTURAL_TAG
+    assert json.loads(tagged["structured_outputs"]["structural_tag"]) == TAG
     params = body("sglang", constraint=STRUCTURAL_TAG, response_format=fmt)["sampling_params"]
-    assert json.loads(params["structural_tag"]) == STRUCTURAL_TAG and "json_schema" not in params
-    grammar = {"type": "grammar", "grammar": "root ::= \"<tool_call>\"", "grammar_lazy": False}
+    assert json.loads(params["structural_tag"]) == TAG and "json_schema" not in params
+    grammar = {"grammar": "root ::= \"<tool_call>\""}
     built = body("llamacpp", constraint=grammar, response_format=fmt, extra={"grammar": "root ::= \"x\""})
-    assert built["grammar"] == grammar["grammar"] and built["grammar_lazy"] is False and "json_schema" not in built
+    assert built["grammar"] == grammar["grammar"] and "json_schema" not in built
 
 
 @pytest.mark.parametrize("engine, constraint", [("lmdeploy", STRUCTURAL_TAG), ("llamacpp", STRUCTURAL_TAG),
-                                                ("vllm", {"type": "grammar", "grammar": "root ::= \"a\""})])
+                                                ("vllm", {"grammar": "root ::= \"a\""})])
 def test_a_constraint_an_engine_cannot_take_is_a_400_not_dropped(engine: str, constraint: dict[str, Any]) -> None:
     with pytest.raises(RequestError, match=f"cannot be enforced on {engine}") as info:
         body(engine, constraint=constraint)

@@ -45,6 +45,7 @@ from .metrics import Metrics, Sample
 from .models import ModelNames, anthropic_model, openai_model
 from .runner import ChatRunner
 from .signing import Signer
+from .tool_choice import constrain
 from .transport import EventStream, anthropic_path, closing_stream, error_response, json_response
 
 __all__ = ["ModelBinding", "create_app", "simulated_binding", "upstream_binding", "DEFAULT_MAX_BODY_BYTES",
@@ -187,13 +188,16 @@ class _Server:
             if not isinstance(response, EventStream):
                 self.in_flight.give_back()  # a stream gives its slot back when it closes
 
-    def _prepare(self, api: str, parse: Callable, body: Any, binding: ModelBinding) -> tuple[Any, Any, Any, Any]:
+    def _prepare(self, api: str, parse: Callable, body: Any,
+                 binding: ModelBinding) -> tuple[Any, Any, Any, Any, Any]:
         """The CPU-heavy part of a generation's start, run off the event loop: the request
-        checked and converted, its parser made, the prompt rendered and counted."""
+        checked and converted, tool_choice enforced, its parser made, the prompt rendered
+        and counted."""
         gen_request, opts = parse(body, binding)
         _check_limit(api, body, gen_request.max_tokens, self.max_model_len)
+        check = constrain(gen_request, binding.family, binding.engine.name)  # tool_choice: lmparse.serve.tool_choice
         parser = binding.new_parser(gen_request.parser_request)
-        return gen_request, opts, parser, binding.engine.start(gen_request)
+        return gen_request, opts, parser, binding.engine.start(gen_request), check
 
     async def offload(self, fn: Callable[..., _T], *args: Any) -> _T:
         """``fn(*args)`` in the bounded worker pool, so the event loop keeps serving meanwhile."""
@@ -216,7 +220,7 @@ class _Server:
         log = request_log(request.scope)
         try:
             body, binding = await self._model_request(request)
-            gen_request, opts, parser, stream = await self.offload(self._prepare, api, parse, body, binding)
+            gen_request, opts, parser, stream, check = await self.offload(self._prepare, api, parse, body, binding)
             # An upstream engine's failure is a 502 before any byte; a client that leaves while
             # the engine has not answered yet, or the end of a shutdown's grace, stops the wait.
             opened = await _unless_client_leaves(request, stream.open(), self.in_flight.ended)
@@ -231,7 +235,7 @@ class _Server:
         headers = _ignored_tools(api, getattr(opts, "ignored_tools", []), self._warned_tools)
         self.metrics.inc("lmparse_requests_total", api=api, stream=str(opts.stream).lower())
         self.metrics.inc("lmparse_requests_in_flight")
-        runner = log.runner = ChatRunner(stream, parser, self.metrics, log.request_id)
+        runner = log.runner = ChatRunner(stream, parser, self.metrics, log.request_id, check)
         self.in_flight.track(runner)
         stream.bind_usage(runner.usage)  # the upstream's own prompt count, known at the end
         if opts.stream:

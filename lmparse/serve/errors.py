@@ -49,6 +49,6 @@ def internal_message(request_id: str) -> str:
 def public(exc: RequestError, request_id: str) -> RequestError:
     """``exc`` as the client may see it: a 5xx says only "internal error" and the request
     id (503, the server being busy, is the client's business and says so)."""
-    if exc.status < 500 or exc.status == 503:
+    if exc.status < 500 or exc.status == 503 or getattr(exc, "public_message", False):
         return exc
     return RequestError(internal_message(request_id), None, exc.status, exc.kind, exc.code)

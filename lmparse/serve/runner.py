@@ -23,6 +23,7 @@ from ..response.base import ResponseParser
 from .engines.base import EngineStream
 from .errors import RequestError, internal_message
 from .metrics import Metrics
+from .tool_choice import CallCheck, ToolChoiceUnmet
 
 __all__ = ["ChatRunner", "RunnerDelta", "Usage", "HeldSpace", "GenerationInterrupted"]
 
@@ -101,8 +102,9 @@ class Usage:
 
 class ChatRunner:
     def __init__(self, stream: EngineStream, parser: ResponseParser, metrics: Metrics | None = None,
-                 request_id: str = "") -> None:
+                 request_id: str = "", check: CallCheck | None = None) -> None:
         self._stream = stream
+        self._check = check  # tool_choice required a call: judged at the finish
         self._parser = parser
         self._metrics = metrics
         self.request_id = request_id
@@ -186,7 +188,7 @@ class ChatRunner:
 
     def failure(self, exc: Exception) -> str:
         """What a client is told when the generation failed mid-stream; the detail is logged."""
-        if isinstance(exc, GenerationInterrupted):
+        if isinstance(exc, (GenerationInterrupted, ToolChoiceUnmet)):
             return exc.message
         logger.error("request %s: generation failed mid-stream: %s: %s", self.request_id, type(exc).__name__, exc)
         return internal_message(self.request_id)
@@ -206,16 +208,21 @@ class ChatRunner:
         """Count calls, and make each call's first argument fragment start at ``{``: SDKs
         parse the accumulated arguments as partial JSON and reject leading whitespace."""
         started = self._args_started
+        check = self._check
         for call in message.tool_calls or ():
             if call.id is not None:
                 self.tool_calls += 1
             fn = call.function
+            if check is not None and fn is not None:
+                check.note(call.index, fn.name, fn.arguments)
             if fn is not None and fn.arguments and call.index not in started:
                 fn.arguments = fn.arguments.lstrip()
                 if fn.arguments:
                     started.add(call.index)
 
     def _finish(self, reason: str) -> None:
+        if self._check is not None and reason == "stop":  # a reply cut by ``length`` says so itself
+            self._check.verify()
         self.finish_reason = "tool_calls" if reason == "stop" and self.tool_calls else reason
         counted = self._parser.reasoning_tokens
         self.usage.reasoning_tokens = counted if counted is not None else self._reasoning_chunk_tokens

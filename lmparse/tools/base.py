@@ -28,6 +28,7 @@ from ..markers import WHITESPACE
 from ..messages import FunctionCall, ToolCall
 from ..request import ParserRequest
 from .calls import NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_id
+from .syntax import CallSyntax
 
 __all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "TRUNCATED", "RUN_STEPS", "run_step", "DroppedCall",
            "Deltas", "build_tool_calls", "new_call_id"]
@@ -82,9 +83,14 @@ class ToolParser:
     # Markers that open a block without an outer open tag and are read as payload.
     payload_open_tags: tuple[str, ...] = ()
 
+    @classmethod
+    def call_syntax(cls) -> CallSyntax | None:
+        """The dialect's call syntax as data, for generation constraints (None: not described)."""
+        return None
+
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self.request = request
-        self._calls = CallEmitter(request.allowed_names, id_factory)
+        self._calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)
         self.stray_chars = 0  # characters dropped between a payload's end and its close tag
         self.start_block("")
 

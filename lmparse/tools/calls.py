@@ -55,11 +55,13 @@ class DroppedCall:
 class CallEmitter:
     """The calls of one response, one at a time: ``begin``, ``name``, ``arguments``, ``end``."""
 
-    __slots__ = ("_allowed", "_id_factory", "dropped", "calls_emitted", "state", "_held", "_index",
+    __slots__ = ("_allowed", "_max_calls", "_id_factory", "dropped", "calls_emitted", "state", "_held", "_index",
                  "_args_sent", "_merge", "_merge_fn", "parts")
 
-    def __init__(self, allowed: frozenset[str] | None, id_factory: Callable[[], str] = new_call_id) -> None:
+    def __init__(self, allowed: frozenset[str] | None, id_factory: Callable[[], str] = new_call_id,
+                 max_calls: int | None = None) -> None:
         self._allowed = allowed  # None: every name is accepted
+        self._max_calls = max_calls  # calls beyond it are dropped (``parallel_tool_calls: false``)
         self._id_factory = id_factory
         self.dropped: list[DroppedCall] = []
         self.calls_emitted = 0
@@ -90,6 +92,9 @@ class CallEmitter:
             return
         if self._allowed is not None and name not in self._allowed:
             self.drop(name, "not among the request's tools")
+            return
+        if self._max_calls is not None and self.calls_emitted >= self._max_calls:
+            self.drop(name, "parallel_tool_calls is false: only the first call is kept")
             return
         self.state = ACCEPTED
         self._index = index = self.calls_emitted

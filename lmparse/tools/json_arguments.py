@@ -17,6 +17,7 @@ from ..markers import WHITESPACE
 from .json_scanner import JsonValueScanner
 
 from .base import RUN_STEPS, BlockStep, ToolParser, run_step
+from .syntax import CallSyntax, derive_call_syntax
 
 if TYPE_CHECKING:
     from .calls import CallEmitter, Deltas
@@ -90,6 +91,11 @@ class JsonRunLane(ToolParser):
     argument text as it stands (backslashes only move the escape state)."""
 
     _arguments: JsonArguments
+
+    @classmethod
+    def call_syntax(cls) -> CallSyntax | None:
+        """JSON arguments, read off the dialect's own rendering (``lmparse.tools.syntax``)."""
+        return derive_call_syntax(cls)
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
         if self._run_open and not final and text and '"' not in text:

@@ -29,6 +29,7 @@ from ..schema import schema_type
 from .base import RUN_STEPS, BlockStep, Deltas, ToolParser, run_step
 from .calls import new_call_id
 from .json_scanner import JsonValueScanner
+from .syntax import CallSyntax, derive_call_syntax
 
 __all__ = ["XmlToolParser", "MALFORMED", "Malformed", "Found", "FunctionStep", "ArgStartStep", "ArgNameStep",
            "schema_type", "convert_value", "argument_items"]
@@ -127,6 +128,15 @@ class XmlToolParser(ToolParser):
     # Qwen3-Coder style: one newline after the value's opening tag and one before its
     # closing tag are formatting, not value.
     value_newlines: bool = False
+    # The call syntax constraints are built from: the XGrammar name of the parameter
+    # style, the tag that opens a parameter and the one that closes a function.
+    argument_style: str = ""
+    parameter_open: str = ""
+    function_close: str = ""
+
+    @classmethod
+    def call_syntax(cls) -> CallSyntax | None:
+        return derive_call_syntax(cls, cls.argument_style) if cls.argument_style else None
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         close = self.arg_value_close

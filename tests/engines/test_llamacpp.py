@@ -1,14 +1,12 @@
 """lmparse serve --engine llamacpp in front of a real llama-server, through the official SDKs.
 
 Each reply is forced token by token (conftest, forcing), so every assertion names exact
-text.  Tests of behaviour another branch of issue 11 adds skip with ``pending`` when that
-behaviour is absent; with LMPARSE_ENGINES_STRICT=1 they fail instead.
+text.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 
 import anthropic
@@ -16,6 +14,8 @@ import httpx
 import openai
 import pytest
 from openai.lib.streaming.chat import ChatCompletionStreamState
+
+from lmparse.constrain.check import schema_errors
 
 from .conftest import SLOT_CONTEXT, LiveLlamaServer, gateway_for, post_json
 from .forcing import force
@@ -36,15 +36,6 @@ USER = [{"role": "user", "content": "What is the weather in Paris?"}]
 # lmparse keeps the whitespace around </think> as the model wrote it (as vLLM's qwen3 parser does)
 SAID = f"\n{REASONING}\n"
 SHORT, SAID_TEXT = "\nShort.\n", "\n\n" + TEXT
-STRICT = os.environ.get("LMPARSE_ENGINES_STRICT") == "1"
-
-
-def pending(absent: bool, piece: str) -> None:
-    """Skip (fail under LMPARSE_ENGINES_STRICT=1) when ``piece`` of another branch is not here yet."""
-    if absent:
-        if STRICT:
-            pytest.fail(f"expected after the merge: {piece}")
-        pytest.skip(f"needs {piece}")
 
 
 def oai(stack) -> openai.OpenAI:
@@ -270,7 +261,7 @@ def test_context_overflow_is_a_400_with_the_engines_reason(stacks):
     with pytest.raises(openai.APIStatusError) as caught:
         oai(s).chat.completions.create(model="qwen3", messages=long, max_tokens=10)
     status = caught.value.status_code
-    pending(status == 502, "the engine's 4xx mapped to a 400 (branch upstream)")
+    assert status != 502, "the engine's 4xx mapped to a 400"
     assert status == 400
     assert "context" in str(caught.value.message).lower()
 
@@ -282,7 +273,7 @@ def test_special_server_end_of_turn_text_never_reaches_content(stacks, qwen3_ggu
     s = stacks(PLAIN, special=True)
     whole, stream = both(oai(s), model="qwen3", messages=USER)
     leaked = "<|im_end|>" in (whole["content"] or "") or "<|im_end|>" in (stream["content"] or "")
-    pending(leaked, "end-of-turn text kept out of content (branch upstream)")
+    assert not leaked, "end-of-turn text kept out of content"
     assert whole == stream == {"content": SAID_TEXT, "reasoning": SHORT, "calls": [], "finish": "stop"}
 
 
@@ -298,7 +289,7 @@ def test_control_token_markers_do_not_make_the_call_vanish(stacks, qwen3_control
     status, direct = post_json(s.llama.url + "/completion", {"prompt": "<|im_start|>assistant\n"})
     assert status == 200 and "<tool_call>" not in direct["content"]  # the engine hides CONTROL text by default
     whole, stream = both(oai(s), model="qwen3", messages=USER, tools=[WEATHER])
-    pending(not whole["calls"], "preserved_tokens naming the family's markers (branch upstream)")
+    assert whole["calls"], "preserved_tokens naming the family's markers"
     assert whole == stream
     assert whole == {"content": "\n\n", "reasoning": SAID, "calls": [("get_weather", {"city": "Paris"})],
                      "finish": "tool_calls"}
@@ -313,7 +304,7 @@ def test_extra_body_grammar_reaches_llama_server(stacks, tokenizer):
     completion = oai(s).chat.completions.create(
         model="qwen3", messages=USER, extra_body={"grammar": forced.grammar, "logit_bias": {"151645": 100}})
     got = reply_of(completion)
-    pending(got["content"] != SAID_TEXT, "extra_body forwarding with llama.cpp's allow-list (branch upstream)")
+    assert got["content"] == SAID_TEXT, "extra_body forwarding with llama.cpp's allow-list"
     assert got == {"content": SAID_TEXT, "reasoning": SHORT, "calls": [], "finish": "stop"}
 
 
@@ -321,5 +312,34 @@ def test_temperature_and_seed_reach_llama_server(stacks):
     s = stacks(None)
     oai(s).chat.completions.create(model="qwen3", messages=USER, temperature=0.0, seed=1234, max_tokens=2)
     params = max((slot for slot in s.llama.slots() if "id_task" in slot), key=lambda slot: slot["id_task"])["params"]
-    pending(params.get("seed") != 1234, "sampling fields forwarded to the engine (branch upstream)")
+    assert params.get("seed") == 1234, "sampling fields forwarded to the engine"
     assert params["temperature"] == 0.0
+
+
+# ---- tool_choice enforced by lmparse's grammar --------------------------------------------------
+
+
+# An enum is all the random model may choose from: a free string it would never close (it
+# wanders in one until max_tokens, as it does in the city of get_weather).
+UNIT = {"type": "function", "function": {"name": "set_unit", "description": "Pick a unit", "parameters": {
+    "type": "object", "properties": {"unit": {"enum": ["celsius", "fahrenheit"]}}, "required": ["unit"]}}}
+
+
+@pytest.mark.parametrize("tool_choice, tools", [
+    ("required", [UNIT]),
+    ({"type": "function", "function": {"name": "set_unit"}}, [WEATHER, UNIT]),
+])
+def test_tool_choice_makes_the_random_model_call_a_tool_that_fits_its_schema(stacks, tool_choice, tools):
+    """No forced reply: the random-weight model writes noise unless constrained.  With
+    tool_choice, lmparse sends the qwen3 dialect's GBNF (its arguments from the tool's
+    schema), and what comes back parses as a call whose arguments fit the schema."""
+    s = stacks(None)
+    completion = oai(s).chat.completions.create(
+        model="qwen3", messages=USER, tools=tools, tool_choice=tool_choice, temperature=0.0,
+        max_tokens=400, parallel_tool_calls=False, extra_body={"chat_template_kwargs": {"enable_thinking": False}})
+    choice = completion.choices[0]
+    assert choice.finish_reason == "tool_calls", choice
+    (call,) = choice.message.tool_calls
+    assert call.function.name == "set_unit"
+    assert json.loads(call.function.arguments)["unit"] in ("celsius", "fahrenheit")
+    assert not schema_errors(json.loads(call.function.arguments), UNIT["function"]["parameters"])

@@ -36,6 +36,7 @@ from ...registry import ResponseParserManager
 from ...request import ParserRequest
 from ...reasoning import ReasoningParser
 from ...tools.base import Deltas, DroppedCall, ToolParser
+from ...tools.syntax import CallSyntax, derive_call_syntax
 from ..base import ResponseParser
 from .framing import CALL, CHANNEL, CONSTRAIN, END, MARKER_IDS, MESSAGE, RETURN, START, STOPS, Framer, Framing
 from .header import function_name, parse_header
@@ -73,6 +74,20 @@ class HarmonyResponseParser(ResponseParser):
     are ignored: Harmony fixes both."""
 
     markers = tuple(MARKER_IDS)
+
+    @classmethod
+    def call_syntax(cls) -> CallSyntax:
+        """A call as the model writes it (``<|channel|>commentary to=functions.NAME <|constrain|>json``),
+        read off ``render_reply``, for generation constraints."""
+        return derive_call_syntax(_ModelCalls)
+
+    @classmethod
+    def reasoning_block(cls) -> tuple[str, str, bool]:
+        """The analysis message a reply may start with: (its opening, what ends it before the
+        next message, False: the prompt has not opened it)."""
+        text = render_reply([("analysis", _THOUGHT), ("call", "f", "{}")], header="model")
+        start, _, rest = text.partition(_THOUGHT)
+        return start, rest[:rest.index(CHANNEL)], False
 
     def __init__(
         self,
@@ -175,3 +190,17 @@ class HarmonyResponseParser(ResponseParser):
 def _warn_ids_ignored(reason: str) -> None:
     """Once per reason and process: a text-only parser was given token ids."""
     logger.warning("gpt-oss: no Harmony encoding (%s); token ids are ignored and the text parsed", reason)
+
+
+_THOUGHT = "lmparse_thought"
+
+
+class _ModelCalls:
+    """Harmony calls in the shape ``derive_call_syntax`` reads: no outer block, one message each."""
+
+    tool_open_tags: tuple[str, ...] = ()
+    tool_close_tag = None
+
+    @staticmethod
+    def render(calls: list[tuple[str, str]]) -> str:
+        return render_reply([("call", name, arguments) for name, arguments in calls], header="model")

@@ -39,7 +39,7 @@ class Router:
     __slots__ = ("counting", "_calls", "_tools_enabled", "_route", "_open", "_parts")
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
-        self._calls = CallEmitter(request.allowed_names, id_factory)
+        self._calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)
         self._tools_enabled = request.tools_enabled
         self.counting = False  # this body's tokens are reasoning tokens
         self._route = _CONTENT

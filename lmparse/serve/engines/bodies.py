@@ -132,28 +132,26 @@ def _extras(params: Body, request: GenerationRequest, engine: str) -> None:
 
 
 def constrain(body: Body, request: GenerationRequest, engine: str) -> Body:
-    """``request.constraint`` where the engine reads it, over any reply format: an XGrammar
-    structural tag (``{"type": "structural_tag", "format": ...}``) as vLLM's
-    ``structured_outputs.structural_tag`` or SGLang's ``sampling_params.structural_tag`` (a
-    JSON string each); a GBNF grammar (``{"type": "grammar", "grammar": ..., maybe
-    "grammar_lazy" and "grammar_triggers"}``) as llama.cpp's fields.  An engine that cannot
-    take it is a 400: a constraint is never silently dropped."""
+    """``request.constraint`` (``lmparse.constrain.constraint_for``) where the engine reads
+    it, over any reply format: ``{"structural_tag": JSON}`` (an XGrammar structural tag, as
+    text) as vLLM's ``structured_outputs.structural_tag`` or SGLang's
+    ``sampling_params.structural_tag``; ``{"grammar": GBNF}`` as llama.cpp's ``grammar``.
+    An engine that cannot take it is a 400: a constraint is never silently dropped."""
     constraint = request.constraint
     if constraint is None:
         return body
-    kind = constraint.get("type")
-    if kind == "structural_tag" and engine in ("vllm", "sglang"):
-        tag = orjson.dumps(constraint).decode()
+    if "structural_tag" in constraint and engine in ("vllm", "sglang"):
         if engine == "vllm":
-            body["structured_outputs"] = {"structural_tag": tag}
+            body["structured_outputs"] = {"structural_tag": constraint["structural_tag"]}
         else:
             body["sampling_params"].pop("json_schema", None)
-            body["sampling_params"]["structural_tag"] = tag
+            body["sampling_params"]["structural_tag"] = constraint["structural_tag"]
         return body
-    if kind == "grammar" and engine == "llamacpp":
+    if "grammar" in constraint and engine == "llamacpp":
         body.pop("json_schema", None)
-        body.update({key: value for key, value in constraint.items() if key != "type"})
+        body.update(constraint)
         return body
+    kind = next(iter(constraint), "?")
     raise RequestError(f"tool_choice cannot be enforced on {engine}: it takes no {kind} constraint", "tool_choice")
 
 

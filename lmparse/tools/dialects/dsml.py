@@ -66,15 +66,19 @@ class DeepSeekV32ToolParser(XmlToolParser):
     arg_value_close_prefixes = (f"</{DSML}parameter", f"</{DSML}", "</")
     # What the template writes inside an invoke without parameters.
     empty_invoke = ""
+    # The call syntax constraints are built from (lmparse.tools.syntax).
+    argument_style = "deepseek_xml"
+    parameter_open = PARAMETER
+    function_close = END_INVOKE
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, INVOKE, _read_name)
 
     def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
-        return arg_start_hook(payload, pos, PARAMETER, END_INVOKE, self.tool_close_tag)
+        return arg_start_hook(payload, pos, self.parameter_open, self.function_close, self.tool_close_tag)
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
-        found = _attributes(payload, pos + len(PARAMETER))
+        found = _attributes(payload, pos + len(self.parameter_open))
         if not found:
             return found
         attributes, end = found

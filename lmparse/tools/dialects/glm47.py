@@ -33,6 +33,10 @@ class Glm47ToolParser(XmlToolParser):
     arg_value_close_prefixes = ()
     # Newlines in the 4.5/4.6 layout, inline in 4.7.
     render_newlines = False
+    # The call syntax constraints are built from (lmparse.tools.syntax).
+    argument_style = "glm_xml"
+    parameter_open = ARG_KEY
+    function_close = tool_close_tag  # a call is its own block
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         start, pos = pos, skip_ws(payload, pos)
@@ -50,26 +54,26 @@ class Glm47ToolParser(XmlToolParser):
             return pos, None, "done"
         # A name counts once the syntax after it is confirmed: ``<tool_call> x <tool_call>`` is prose.
         after = skip_ws(payload, end)
-        if payload.startswith(ARG_KEY, after):
+        if payload.startswith(self.parameter_open, after):
             return end, name, "arg_start"
         if payload.startswith(self.tool_close_tag, after):
             return end, name, "done"
         if after == len(payload):
             return (end, name, "arg_start") if final else None
-        return None if at_partial(payload, after, ARG_KEY, self.tool_close_tag) else MALFORMED
+        return None if at_partial(payload, after, self.parameter_open, self.tool_close_tag) else MALFORMED
 
     def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
         pos = skip_ws(payload, pos)
-        if payload.startswith(ARG_KEY, pos):
+        if payload.startswith(self.parameter_open, pos):
             return pos, "arg_name"
         if payload.startswith(self.tool_close_tag, pos):
             return pos, "done"
-        if pos == len(payload) or at_partial(payload, pos, ARG_KEY, self.tool_close_tag):
+        if pos == len(payload) or at_partial(payload, pos, self.parameter_open, self.tool_close_tag):
             return None
         return MALFORMED
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
-        found = read_until(payload, pos + len(ARG_KEY), END_ARG_KEY, forbidden="<")
+        found = read_until(payload, pos + len(self.parameter_open), END_ARG_KEY, forbidden="<")
         if not found:
             return found
         key, pos = found

@@ -35,15 +35,19 @@ class MiniMaxM2ToolParser(XmlToolParser):
     tool_close_prefixes = ()
     arg_value_close = END_PARAMETER
     arg_value_close_prefixes = ("</parameter", "</")
+    # The call syntax constraints are built from (lmparse.tools.syntax).
+    argument_style = "minimax_xml"
+    parameter_open = PARAMETER
+    function_close = END_INVOKE
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, INVOKE, read_attribute)
 
     def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
-        return arg_start_hook(payload, pos, PARAMETER, END_INVOKE, CLOSE)
+        return arg_start_hook(payload, pos, self.parameter_open, self.function_close, CLOSE)
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
-        found = read_attribute(payload, pos + len(PARAMETER))
+        found = read_attribute(payload, pos + len(self.parameter_open))
         if not found:
             return found
         return found[1], found[0].strip()

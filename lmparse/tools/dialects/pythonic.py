@@ -35,10 +35,13 @@ import re
 from ...registry import ToolParserManager
 from ..base import Deltas, ToolParser
 from ..python_call import CallScanner, call_arguments, python_literal
+from ..syntax import CallSyntax
 from ._syntax import skip_ws
 
 PYTHON_START = "<|python_start|>"
 PYTHON_END = "<|python_end|>"
+# The list as written: "[" call(k=v, ...), call() "]".
+LIST_OPEN, LIST_CLOSE, SEPARATOR = "[", "]", ", "
 _HEAD = re.compile(r"\s*([^\W\d][\w.]*)\s*\(")  # a (dotted) name and its "("
 _HEAD_PREFIX = re.compile(r"\s*(?:[^\W\d][\w.]*\s*)?\Z")  # what may still become one
 _LIST_END = re.compile(r"\s*\]")
@@ -51,7 +54,7 @@ class PythonicToolParser(ToolParser):
     tool_open_tags = (PYTHON_START,)
     tool_close_tag = PYTHON_END  # optional: a bare list simply ends at its "]"
     bare_start = True
-    bare_start_chars = "["
+    bare_start_chars = LIST_OPEN
 
     def _reset_payload(self) -> None:
         self._phase = _OPEN
@@ -96,7 +99,7 @@ class PythonicToolParser(ToolParser):
                 if start == n:
                     return pos
                 c = text[start]
-                if phase == _OPEN and c == "[":
+                if phase == _OPEN and c == LIST_OPEN:
                     self._phase, pos = _ELEMENT, start + 1
                 elif phase == _AFTER and c == ",":
                     self._phase, pos = _ELEMENT, start + 1
@@ -138,10 +141,14 @@ class PythonicToolParser(ToolParser):
         super()._finish_payload(deltas)
 
     @classmethod
+    def call_syntax(cls) -> CallSyntax:
+        return CallSyntax("", "(", "python", ")", SEPARATOR, LIST_OPEN, LIST_CLOSE)
+
+    @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
         if not calls:
             return ""
-        return "[" + ", ".join(
-            f"{name}({', '.join(f'{k}={python_literal(v)}' for k, v in json.loads(arguments).items())})"
+        return LIST_OPEN + SEPARATOR.join(
+            f"{name}({SEPARATOR.join(f'{k}={python_literal(v)}' for k, v in json.loads(arguments).items())})"
             for name, arguments in calls
-        ) + "]"
+        ) + LIST_CLOSE

@@ -35,15 +35,19 @@ class Qwen3CoderToolParser(XmlToolParser):
     # Qwen3-Coder sometimes writes ``<function=...>`` blocks with no ``<tool_call>`` around
     # them; such a block counts once its first parameter (or its end) confirms it.
     payload_open_tags: tuple[str, ...] = (FUNCTION,)
+    # The call syntax constraints are built from (lmparse.tools.syntax).
+    argument_style = "qwen_xml"
+    parameter_open = PARAMETER
+    function_close = END_FUNCTION
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, FUNCTION, _read_name)
 
     def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
-        return arg_start_hook(payload, pos, PARAMETER, END_FUNCTION, self.tool_close_tag)
+        return arg_start_hook(payload, pos, self.parameter_open, self.function_close, self.tool_close_tag)
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
-        found = _read_name(payload, pos + len(PARAMETER))
+        found = _read_name(payload, pos + len(self.parameter_open))
         if not found:
             return found
         return found[1], found[0].strip()
