@@ -24,6 +24,7 @@ from lmparse.serve.errors import RequestError  # noqa: E402
 from lmparse.serve.families import get_family  # noqa: E402
 from lmparse.serve.tool_choice import constrain  # noqa: E402
 
+from .support.model_dir import shared_qwen3_model_dir  # noqa: E402
 from .support.upstream import TOKENIZER, recorded  # noqa: E402
 
 WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -95,7 +96,7 @@ def _pieces(text: str) -> list[tuple[str, int]]:
     return [(piece, token_id) for piece, token_id, _ in TOKENIZER.steps(text)]
 
 
-def _serve(reply: str, engine: str = "vllm") -> tuple[Any, list[dict]]:
+def _serve(reply: str, engine: str = "vllm", model_dir: Any = None) -> tuple[Any, list[dict]]:
     bodies: list[dict] = []
 
     def handle(request: httpx.Request) -> httpx.Response:
@@ -103,7 +104,8 @@ def _serve(reply: str, engine: str = "vllm") -> tuple[Any, list[dict]]:
         return httpx.Response(200, content=recorded(engine, _pieces(reply)),
                               headers={"content-type": "text/event-stream"})
 
-    binding = upstream_binding(get_family("qwen3"), engine, "http://engine", transport=httpx.MockTransport(handle))
+    binding = upstream_binding(get_family("qwen3"), engine, "http://engine", transport=httpx.MockTransport(handle),
+                               model_dir=model_dir or shared_qwen3_model_dir())
     return create_app([binding]), bodies
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from ..support.model_dir import qwen3_model_dir
+from ..support.model_dir import shared_qwen3_model_dir
 from ..support.server import LiveServer, free_port, stop_process
 from .forcing import Forced, force, qwen3_tokenizer
 from .gguf_model import IM_END_ID, write_qwen3_gguf
@@ -127,20 +127,10 @@ class Stack:
         self.llama.stop()
 
 
-_MODEL_DIRS: list[Path] = []
-
-
-def model_dir() -> Path:
-    """The Qwen3 model directory the gateway reads (tokenizer.json, template, stop ids), made once."""
-    if not _MODEL_DIRS:
-        _MODEL_DIRS.append(qwen3_model_dir(Path(tempfile.mkdtemp(prefix="lmparse-engines-")) / "Qwen3"))
-    return _MODEL_DIRS[0]
-
-
 def gateway_for(llama: LiveLlamaServer, *args: str) -> LiveServer:
     """``lmparse serve`` in front of ``llama``: the template and tokenizer from ``--model``
     unless ``args`` say otherwise (``--template-from-engine``)."""
-    source = list(args) if "--template-from-engine" in args else ["--model", str(model_dir()), *args]
+    source = list(args) if "--template-from-engine" in args else ["--model", str(shared_qwen3_model_dir()), *args]
     return LiveServer(["--engine", "llamacpp", "--upstream", llama.url, "--family", "qwen3", *source])
 
 

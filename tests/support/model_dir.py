@@ -43,3 +43,15 @@ def qwen3_model_dir(dest: Path, chat_template: Any = None, jinja: str | None = N
     if jinja is not None:
         (dest / "chat_template.jinja").write_text(jinja, encoding="utf-8")
     return dest
+
+
+_SHARED: list[Path] = []
+
+
+def shared_qwen3_model_dir() -> Path:
+    """One Qwen3 model directory for the whole test process (made on first use, in a temp dir)."""
+    if not _SHARED:
+        import tempfile
+
+        _SHARED.append(qwen3_model_dir(Path(tempfile.mkdtemp(prefix="lmparse-model-")) / "Qwen3"))
+    return _SHARED[0]
