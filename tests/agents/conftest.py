@@ -10,18 +10,14 @@ from pathlib import Path
 import pytest
 
 from ..support.server import LiveServer
+from ..support.suites import skip_folder_unless
 
 AGENTS_BIN = os.environ.get("LMPARSE_AGENTS_BIN")
 API_KEY = "agent-test-key"
 
 
 def pytest_collection_modifyitems(config, items):
-    if AGENTS_BIN:
-        return
-    skip = pytest.mark.skip(reason="agent clients run under `make test-agents` ($LMPARSE_AGENTS_BIN unset)")
-    for item in items:
-        if "tests/agents/" in str(item.fspath).replace(os.sep, "/"):
-            item.add_marker(skip)
+    skip_folder_unless(AGENTS_BIN, "agents", "agent clients run under `make test-agents` ($LMPARSE_AGENTS_BIN unset)", items)
 
 
 def client_path(name: str) -> str:

@@ -25,6 +25,7 @@ import pytest
 
 from ..support.model_dir import shared_qwen3_model_dir
 from ..support.server import LiveServer, free_port, stop_process
+from ..support.suites import skip_folder_unless
 from .forcing import Forced, force, qwen3_tokenizer
 from .gguf_model import IM_END_ID, write_qwen3_gguf
 
@@ -35,12 +36,8 @@ TOOL_MARKERS = frozenset({"<tool_call>", "</tool_call>", "<think>", "</think>"})
 
 
 def pytest_collection_modifyitems(config, items):
-    if LLAMA_SERVER:
-        return
-    skip = pytest.mark.skip(reason="llama-server runs under `make test-engines` ($LMPARSE_LLAMA_SERVER unset)")
-    for item in items:
-        if "tests/engines/" in str(item.fspath).replace(os.sep, "/"):
-            item.add_marker(skip)
+    skip_folder_unless(LLAMA_SERVER, "engines", "llama-server runs under `make test-engines` ($LMPARSE_LLAMA_SERVER unset)",
+                       items)
 
 
 def _get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
