@@ -161,9 +161,9 @@ class DefaultResponseParser(BaseResponseParser):  # type: ignore[misc]
         cls.reasoning_parser_cls = cls.tool_parser_cls = None  # a second call starts clean
         super().set_parsers(reasoning_parser_name=reasoning_parser_name, tool_parser_name=tool_parser_name,
                             tokenizer=tokenizer)
-        ours = [getattr(c, "lmparse_name", None) for c in (cls.tool_parser_cls, cls.reasoning_parser_cls)]
-        theirs = [n for n, c, mine in zip((tool_parser_name, reasoning_parser_name),
-                                          (cls.tool_parser_cls, cls.reasoning_parser_cls), ours) if c and not mine]
+        chosen = [(tool_parser_name, cls.tool_parser_cls), (reasoning_parser_name, cls.reasoning_parser_cls)]
+        ours = [getattr(parser, "lmparse_name", None) for _, parser in chosen]
+        theirs = [str(name) for (name, parser), mine in zip(chosen, ours, strict=True) if parser and not mine]
         if any(ours) and theirs:
             raise ValueError(f"lmparse parsers cannot be mixed with LMDeploy's own ({', '.join(theirs)}): "
                              f"name both with the {PREFIX} prefix")

@@ -182,7 +182,7 @@ def compare(family: Family, plugin: bool) -> dict[str, str]:
 
 
 def difference(got: Reply, expected: Reply) -> str:
-    parts = [f"{field} differs" for field, a, b in zip(("content", "reasoning", "calls"), got, expected) if a != b]
+    parts = [f"{field} differs" for field, a, b in zip(("content", "reasoning", "calls"), got, expected, strict=True) if a != b]
     if got[2] != expected[2]:
         parts[-1] = f"calls: {len(got[2])} of {len(expected[2])}" if len(got[2]) != len(expected[2]) else parts[-1]
     return "; ".join(parts)
