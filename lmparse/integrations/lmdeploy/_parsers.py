@@ -93,7 +93,8 @@ class LmparseResponseParser(ResponseParser):  # type: ignore[misc]
                  response_parser: str = "default") -> None:
         super().__init__(request)
         template_kwargs = BaseResponseParser.chat_template_kwargs_from_request(request)
-        self.request = normalize_chat_request(_adjusted(request, tool_parser))
+        rendered = dump_tools(request).model_copy(update={"skip_special_tokens": False})  # markers are text
+        self.request = _constrained(normalize_chat_request(rendered), tool_parser)
         seen = {"tools": [t.model_dump(mode="json") for t in request.tools or []],
                 "tool_choice": _plain(request.tool_choice), "parallel_tool_calls": request.parallel_tool_calls,
                 "chat_template_kwargs": template_kwargs}
@@ -124,11 +125,9 @@ def _plain(value: Any) -> Any:
     return value.model_dump(mode="json") if hasattr(value, "model_dump") else value
 
 
-def _adjusted(request: Any, tool_parser: str | None) -> Any:
-    """The request LMDeploy renders and generates from: tools as the template wants them,
-    special tokens kept (many dialects' markers are special tokens), and a structural tag
-    from lmparse's own dialect description when a call is required or named."""
-    request = dump_tools(request).model_copy(update={"skip_special_tokens": False})
+def _constrained(request: Any, tool_parser: str | None) -> Any:
+    """The request with a structural tag from lmparse's own dialect description when a call is
+    required or named (set after LMDeploy's normalization, as LMDeploy sets its own tag)."""
     if tool_parser and request.tools and request.tool_choice not in (None, "auto", "none"):
         tag = structural_tag_for(tool_parser, [{"type": "function", "function": t} for t in request.tools],
                                  _plain(request.tool_choice), request.parallel_tool_calls is not False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -79,3 +80,15 @@ def test_the_cli_wrapper_runs_lmdeploys_cli_with_the_names_registered():
     assert "--tool-call-parser" in help_text
     for name in ("lmparse-qwen3", "lmparse-qwen3coder", "lmparse-glm47", "lmparse-deepseek-v32", "lmparse-kimi-k2"):
         assert f"'{name}'" in help_text, name
+
+
+def test_a_required_call_gets_a_structural_tag_and_special_tokens_kept():
+    context = stand_in_context()
+    api_server.set_parsers(context, "lmparse-qwen3", "lmparse-qwen3")
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools,
+                                    tool_choice="required")
+    adjusted = context.response_parser_cls(request).request
+    assert adjusted.response_format["type"] == "structural_tag"
+    assert "<tool_call>" in json.dumps(adjusted.response_format)
+    assert adjusted.skip_special_tokens is False
