@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test lint test-agents test-engines bench serve reliability
+.PHONY: venv testdata test lint test-agents test-engines test-integrations bench serve reliability
 
 venv: $(STAMP)
 
@@ -47,6 +47,14 @@ $(XGRAMMAR_STAMP): $(STAMP)
 test-engines: venv testdata $(XGRAMMAR_STAMP)
 	bin="$$(PYTHON=$(PYTHON) scripts/setup_llamacpp.sh)" && LMPARSE_LLAMA_SERVER="$$bin" \
 		$(PYTHON) -m pytest -q tests/engines tests/test_constrain_xgrammar.py
+
+# The engine plugins (lmparse.integrations), each tested inside its pinned engine's own venv,
+# built once under ~/.cache/lmparse/engines by scripts/setup_<engine>.sh (CPU torch, engine --no-deps).
+INTEGRATIONS ?= $(patsubst scripts/setup_%.sh,%,$(filter $(addprefix scripts/setup_,$(addsuffix .sh,vllm sglang lmdeploy)),$(wildcard scripts/setup_*.sh)))
+test-integrations: venv testdata
+	for engine in $(INTEGRATIONS); do \
+		py="$$(scripts/setup_$$engine.sh)" && $$py -m pytest -q -p no:cacheprovider tests/integrations/$$engine || exit 1; \
+	done
 
 # Peers (LMDeploy's parsers, no torch) run from their own venv in bench/.peers/, built once.
 bench: venv
