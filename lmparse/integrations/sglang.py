@@ -23,6 +23,7 @@ from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector, ReasoningParser
+from sglang.srt.parser.reasoning_parser import StreamingParseResult as ReasoningResult
 
 from .. import create_parser
 from ..constrain import Unconstrainable, dialect_syntax, structural_tag_for
@@ -192,27 +193,27 @@ class LmparseReasoningDetector(BaseReasoningFormatDetector):  # type: ignore[mis
         request = None if self._thinking is None else {"chat_template_kwargs": {"enable_thinking": self._thinking}}
         return create_parser(reasoning_parser=self.lmparse_name, request=request)
 
-    def detect_and_parse(self, text: str) -> StreamingParseResult:
+    def detect_and_parse(self, text: str) -> ReasoningResult:
         message = self._new_parser().parse_complete(text)
-        result = StreamingParseResult(normal_text=message.content, reasoning_text=message.reasoning_content)
+        result = ReasoningResult(normal_text=message.content, reasoning_text=message.reasoning_content)
         return self._maybe_apply_force_nonempty_content(result)
 
-    def parse_streaming_increment(self, new_text: str) -> StreamingParseResult:
+    def parse_streaming_increment(self, new_text: str) -> ReasoningResult:
         if self._parser is None:
             self._parser = self._new_parser()
         return self._result(self._parser.stream_chunk(new_text), final=False)
 
-    def finish(self) -> StreamingParseResult:
+    def finish(self) -> ReasoningResult:
         if self._parser is None:
-            return StreamingParseResult()
+            return ReasoningResult()
         return self._result(self._parser.stream_chunk("", final=True), final=True)
 
-    def _result(self, deltas: Deltas, final: bool) -> StreamingParseResult:
+    def _result(self, deltas: Deltas, final: bool) -> ReasoningResult:
         reasoning = "".join(d.reasoning_content for d, _ in deltas if d.reasoning_content)
         content = "".join(d.content for d, _ in deltas if d.content)
         if not self.stream_reasoning:
             self._held_reasoning += reasoning
             if not (final or content or getattr(self._parser, "state", "") not in _REASONING_STATES):
-                return StreamingParseResult(normal_text=content)
+                return ReasoningResult(normal_text=content)
             reasoning, self._held_reasoning = self._held_reasoning, ""
-        return StreamingParseResult(normal_text=content, reasoning_text=reasoning)
+        return ReasoningResult(normal_text=content, reasoning_text=reasoning)
