@@ -83,8 +83,9 @@ class LmparseToolDetector(BaseFormatDetector):  # type: ignore[misc]
 
     def detect_and_parse(self, text: str, tools: list[Any]) -> StreamingParseResult:
         """The whole reply at once; ``tool_index`` is the tool's position in ``tools``."""
-        message = create_parser(self.lmparse_name, request={"tools": _tool_dicts(tools)}).parse_complete(text)
-        positions = {name: i for i, name in enumerate(t["function"]["name"] for t in _tool_dicts(tools))}
+        offered = _tool_dicts(tools)
+        message = create_parser(self.lmparse_name, request={"tools": offered}).parse_complete(text)
+        positions = {(t.get("function") or {}).get("name"): i for i, t in enumerate(offered)}
         calls = [ToolCallItem(tool_index=positions.get(call.function.name, -1), name=call.function.name,
                               parameters=call.function.arguments) for call in message.tool_calls]
         return StreamingParseResult(normal_text=message.content or "", calls=calls)

@@ -14,7 +14,8 @@ from sglang.srt.parser.reasoning_parser import ReasoningParser
 from sglang.srt.plugins import load_plugins
 from sglang.srt.server_args import ServerArgs, prepare_server_args
 
-from lmparse import ReasoningParserManager, ToolParserManager
+from lmparse import ReasoningParserManager, ToolParserManager, create_parser
+from lmparse.constrain import structural_tag_for
 
 from . import _serving
 from .families import FAMILIES, MODES, WEATHER, Family
@@ -119,6 +120,26 @@ def test_the_in_tree_comparison_runs_for_every_family() -> None:
     table = compatibility_table()
     assert "DIFFERS" not in table
     assert table.count("\n") == 1 + len(FAMILIES) * (len(MODES) + 1)
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.wire)
+def test_a_required_call_is_constrained_by_lmparses_structural_tag(family: Family) -> None:
+    parser = FunctionCallParser(_serving.sglang_tools(WEATHER), f"lmparse-{family.tool}")
+    kind, tag = parser.get_structure_constraint("required", parallel_tool_calls=False)
+    assert kind == "structural_tag"
+    assert tag.model_dump(by_alias=True) == structural_tag_for(family.tool, WEATHER, "required", False)
+    assert parser.get_structure_constraint("auto") is None  # auto stays unconstrained
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.wire)
+def test_a_reply_cut_inside_a_call_streams_like_lmparses_parse(family: Family) -> None:
+    text = family.text()
+    cut = text[: text.index("Tokyo")]  # the second call's arguments end mid-string
+    tool, reasoning = f"lmparse-{family.tool}", f"lmparse-{family.reasoning}"
+    streamed = _serving.stream(tool, reasoning, WEATHER, family.force_reasoning(), list(cut))
+    message = create_parser(family.tool, family.reasoning, request=family.request()).parse_complete(cut)
+    assert streamed == (message.content or "", message.reasoning_content or "",
+                        tuple((c.function.name, c.function.arguments) for c in message.tool_calls))
 
 
 if __name__ == "__main__":  # `python -m tests.integrations.sglang.test_sglang_plugin` prints the table
