@@ -1,0 +1,74 @@
+"""The five families the SGLang tests drive: a reply with reasoning, content and two calls, its
+request, the lmparse and in-tree SGLang parser names, and its real-token streams."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lmparse import ReasoningParserManager, create_parser, normalize_request
+from tests.support.tokenizers import load_tokenizer, roundtrips, token_chunks
+from tests.support.wires import ALL_WIRES, TOOLS, Wire, pseudo_tokens
+
+WIRES = {wire.id: wire for wire in ALL_WIRES}
+WEATHER = [tool for tool in TOOLS if tool["function"]["name"] == "get_weather"]
+PARIS, TOKYO = '{"city": "Paris", "days": 2}', '{"city": "Tokyo", "days": 1}'
+MULTI = 4  # tokens per increment in the multi-token streams
+
+
+@dataclass(frozen=True)
+class Family:
+    wire: str  # tests/support/wires.py id, which is also the lmparse tool parser name
+    reasoning: str  # lmparse reasoning parser name
+    sglang_tool: str  # SGLang's in-tree --tool-call-parser for the family
+    sglang_reasoning: str  # and its --reasoning-parser
+    think_open: str  # what the reply writes to open reasoning ("" when the template opened it)
+    chat_template_kwargs: dict[str, Any]
+    tokenizer: str | None  # None: no tokenizer in the test data; markers whole, text in 1-4 chars
+
+    @property
+    def tool(self) -> str:
+        return WIRES[self.wire].tool_parser
+
+    def text(self) -> str:
+        wire: Wire = WIRES[self.wire]
+        return (f"{self.think_open}The user wants two forecasts.</think>\n\nChecking both cities.\n"
+                + wire.calls(("get_weather", PARIS), ("get_weather", TOKYO)))
+
+    def request(self) -> dict[str, Any]:
+        return {"tools": WEATHER, "chat_template_kwargs": self.chat_template_kwargs}
+
+    def force_reasoning(self) -> bool:
+        """Whether the reply starts inside reasoning, as SGLang's serving layer decides it from the
+        template and the request (given to its ReasoningParser as ``force_reasoning``)."""
+        return ReasoningParserManager.get(self.reasoning)(normalize_request(self.request())).starts_in_reasoning()
+
+    def lmparse_reply(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+        message = create_parser(self.tool, self.reasoning, request=self.request()).parse_complete(self.text())
+        calls = tuple((c.function.name, c.function.arguments) for c in message.tool_calls)
+        return message.content or "", message.reasoning_content or "", calls
+
+    def one_token_deltas(self) -> list[str]:
+        text = self.text()
+        if self.tokenizer is None:
+            return pseudo_tokens(text, WIRES[self.wire].pseudo_token_markers)
+        tok = load_tokenizer(self.tokenizer)
+        assert roundtrips(tok, text), f"{self.tokenizer} does not reproduce the reply"
+        return token_chunks(tok, text)
+
+    def deltas(self, mode: str) -> list[str]:
+        if mode == "whole":
+            return [self.text()]
+        one = self.one_token_deltas()
+        size = 1 if mode == "one-token" else MULTI
+        return ["".join(one[i:i + size]) for i in range(0, len(one), size)]
+
+
+FAMILIES = [
+    Family("qwen", "qwen3", "qwen", "qwen3", "<think>\n", {}, "qwen3"),
+    Family("qwen3coder", "qwen3", "qwen3_coder", "qwen3", "<think>\n", {}, "qwen3"),
+    Family("glm47", "glm45", "glm47", "glm45", "<think>", {}, "glm-4.7-flash"),
+    Family("deepseek-v32", "deepseek-v32", "deepseekv32", "deepseek-v3", "", {"thinking": True}, "deepseek-v3.2"),
+    Family("kimi-k2", "kimi-k2", "kimi_k2", "kimi_k2", "<think>", {}, None),
+]
+MODES = ("one-token", "multi-token", "whole")
