@@ -5,7 +5,8 @@
 # machine's disk), then vLLM with --no-deps, then its pure-Python requirements under a constraint that
 # keeps torch at 2.13.0 (the CUDA kernel packages and torchvision/torchaudio/torchcodec left out:
 # PyPI's torchvision does not load beside the CPU torch), then lmparse itself editable and --no-deps,
-# so its `vllm.general_plugins` entry point is real there. A second run only re-links lmparse.
+# so its `vllm.general_plugins` entry point is real there. A second run only re-links lmparse when
+# the worktree or its pyproject.toml (the entry points) changed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 version=0.33.0
@@ -13,10 +14,13 @@ dir="${LMPARSE_ENGINES_CACHE:-$HOME/.cache/lmparse/engines}/vllm-$version"
 py="$dir/bin/python"
 quiet=(--quiet --disable-pip-version-check)
 
+link_lmparse() {
+    "$py" -m pip install "${quiet[@]}" --no-deps --no-build-isolation -e "$root" >&2
+    printf '%s %s\n' "$root" "$(sha256sum < "$root/pyproject.toml" | cut -c1-16)" > "$dir/.lmparse-link"
+}
 if [ -f "$dir/.complete" ]; then
-    # The worktree may have moved since: make the editable lmparse point here, cheaply.
-    if ! "$py" -c "import lmparse, sys; sys.exit(not lmparse.__file__.startswith('$root/'))" 2>/dev/null; then
-        "$py" -m pip install "${quiet[@]}" --no-deps --no-build-isolation -e "$root" >&2
+    if [ "$(cat "$dir/.lmparse-link" 2>/dev/null)" != "$root $(sha256sum < "$root/pyproject.toml" | cut -c1-16)" ]; then
+        link_lmparse
     fi
     echo "$py"
     exit 0
@@ -53,7 +57,7 @@ for line in requires("vllm") or []:
 open(sys.argv[1], "w").write("\n".join(keep) + "\n")
 EOF
 "$py" -m pip install "${quiet[@]}" -c "$pins" -r "$dir/vllm-requirements.txt" pytest setuptools >&2
-"$py" -m pip install "${quiet[@]}" --no-deps --no-build-isolation -e "$root" >&2
+link_lmparse
 VLLM_TARGET_DEVICE=cpu "$py" -c "import vllm.tool_parsers, vllm.reasoning, lmparse" >&2
 touch "$dir/.complete"
 echo "$py"

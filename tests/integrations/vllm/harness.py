@@ -63,6 +63,10 @@ def model_dir(family: str) -> Path:
         encoding="utf-8")
     config["chat_template"] = text
     config.pop("auto_map", None)
+    if config.get("tokenizer_class") == "LlamaTokenizerFast":
+        # transformers 5 rebuilds a Llama tokenizer's pre-tokenizer and loses DeepSeek's spaces:
+        # read tokenizer.json as it is, as the model's own serving does.
+        config["tokenizer_class"] = "PreTrainedTokenizerFast"
     (dest / "tokenizer_config.json").write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
     (dest / "config.json").write_text(json.dumps(_CONFIG), encoding="utf-8")
     _DIRS[family] = dest
