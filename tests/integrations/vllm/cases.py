@@ -83,7 +83,7 @@ def expected(case: Case, request: dict[str, Any] | None = None, reply: str | Non
                             "tool_calls": [tc.to_dict() for tc in msg.tool_calls]})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def served(family: str, plugin: bool) -> harness.Served:
     case = BY_FAMILY[family]
     tool, reasoning = (f"lmparse-{n}" for n in case.lmparse) if plugin else case.in_tree
