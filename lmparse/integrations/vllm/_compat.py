@@ -9,6 +9,7 @@ releases before the move had ``vllm.entrypoints.openai.tool_parsers`` and
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 try:  # the 2026 layout (vLLM 0.33)
@@ -22,25 +23,25 @@ except ImportError:  # pragma: no cover
         ReasoningParser,
         ReasoningParserManager,
     )
-try:
-    from vllm.entrypoints.generate.base.protocol import (
-        DeltaFunctionCall,
-        DeltaMessage,
-        DeltaToolCall,
-        ExtractedToolCallInformation,
-        FunctionCall,
-        ToolCall,
-    )
-except ImportError:  # pragma: no cover
-    from vllm.entrypoints.openai.protocol import (  # type: ignore[no-redef]
-        DeltaFunctionCall,
-        DeltaMessage,
-        DeltaToolCall,
-        ExtractedToolCallInformation,
-        FunctionCall,
-        ToolCall,
-    )
 from vllm.sampling_params import StructuredOutputsParams
+
+
+def _first_module(*paths: str) -> Any:
+    for path in paths[:-1]:
+        try:
+            return importlib.import_module(path)
+        except ImportError:
+            continue
+    return importlib.import_module(paths[-1])
+
+
+_protocol = _first_module("vllm.entrypoints.generate.base.protocol", "vllm.entrypoints.openai.protocol")
+DeltaFunctionCall = _protocol.DeltaFunctionCall
+DeltaMessage = _protocol.DeltaMessage
+DeltaToolCall = _protocol.DeltaToolCall
+ExtractedToolCallInformation = _protocol.ExtractedToolCallInformation
+FunctionCall = _protocol.FunctionCall
+ToolCall = _protocol.ToolCall
 
 __all__ = ["ToolParser", "ToolParserManager", "ReasoningParser", "ReasoningParserManager", "DeltaMessage",
            "DeltaToolCall", "DeltaFunctionCall", "ExtractedToolCallInformation", "FunctionCall", "ToolCall",
