@@ -75,9 +75,10 @@ def body(case: Case, stream: bool) -> dict[str, Any]:
     return out
 
 
-def expected(case: Case, request: dict[str, Any] | None = None, reply: str | None = None) -> tuple[Any, ...]:
+def expected(case: Case, request: dict[str, Any] | None = None, reply: str | None = None,
+             names: tuple[str, str | None] | None = None) -> tuple[Any, ...]:
     """lmparse's own answer for the reply (the case's, or ``reply`` to ``request``)."""
-    parser = create_parser(*case.lmparse, request=request or body(case, False))
+    parser = create_parser(*(names or case.lmparse), request=request or body(case, False))
     msg = parser.parse_complete(case.reply if reply is None else reply)
     return harness.outcome({"content": msg.content, "reasoning": msg.reasoning_content,
                             "tool_calls": [tc.to_dict() for tc in msg.tool_calls]})

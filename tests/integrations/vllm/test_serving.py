@@ -110,3 +110,30 @@ def test_the_documented_table_is_what_the_tests_produce():
     documented = re.search(r"<!-- table: vllm -->\n(.*?)\n<!-- /table -->", text, re.S)
     assert documented is not None, "docs/plugins-vllm.md lost its table markers"
     assert documented.group(1).strip() == table().strip()
+
+
+@pytest.mark.parametrize("tool,reasoning", [("lmparse-qwen", "qwen3"), ("hermes", "lmparse-qwen3"),
+                                            ("lmparse-qwen", None)])
+def test_an_lmparse_parser_beside_an_in_tree_one(tool, reasoning):
+    # Unshared: each lmparse class runs its own parser over the text vLLM hands it.
+    case = BY_FAMILY["qwen"]
+    chat = harness.serving("qwen", tool, reasoning)
+    reply = case.reply if reasoning else case.reply.split("</think>")[1]
+    want = expected(case, reply=reply, names=None if reasoning else ("qwen", None))
+    for stream, step in ((False, 0), (True, 1), (True, 5)):
+        assert harness.outcome(harness.chat(chat, body(case, stream), reply, step)) == want, (stream, step)
+
+
+def test_count_reasoning_tokens_counts_the_tokens_between_the_tags():
+    from vllm.reasoning import ReasoningParserManager
+
+    tokenizer = served("qwen", True).engine.renderer.tokenizer
+    parser = ReasoningParserManager.get_reasoning_parser("lmparse-qwen3")(tokenizer, chat_template_kwargs={})
+    inner = tokenizer.encode("\nLet me check.\n", add_special_tokens=False)
+    ids = tokenizer.encode("<think>\nLet me check.\n</think>\n\nSure.", add_special_tokens=False)
+    assert parser.count_reasoning_tokens(ids) == len(inner)
+    assert parser.extract_content_ids(ids) == tokenizer.encode("\n\nSure.", add_special_tokens=False)
+    end = ids.index(parser.end_ids[0]) + 1  # just after </think>
+    assert parser.is_reasoning_end_streaming(ids[:end], ids[end - 2:end]) is True
+    assert parser.is_reasoning_end_streaming(ids, ids[end:]) is False
+    assert parser.is_reasoning_end_streaming(ids[:end - 1], ids[end - 3:end - 1]) is False
