@@ -15,7 +15,7 @@ from lmparse.registry import ReasoningParserManager as LmReasoning
 from lmparse.request import normalize_request
 
 from ._compat import ReasoningParser, delta_message
-from .session import Link, Session, log
+from .session import Link, log
 
 __all__ = ["LmparseReasoningParser", "reasoning_parser_class", "find_last"]
 
@@ -159,7 +159,7 @@ class LmparseReasoningParser(ReasoningParser):  # type: ignore[misc]
         return session.outbox.take()
 
     def has_engine_confirmed_reasoning_end(self) -> bool:
-        session = self._session()
+        session = self._link().current
         return session is not None and session.left_reasoning
 
     def finish_streaming(self) -> Any:
@@ -170,9 +170,6 @@ class LmparseReasoningParser(ReasoningParser):  # type: ignore[misc]
         session = self._link().session()
         session.outbox.add(session.feed("", None, final=True))
         return session.outbox.take()
-
-    def _session(self) -> Session | None:
-        return self._link()._session
 
 
 def _reasoning_only(deltas: Sequence[Any]) -> Any:

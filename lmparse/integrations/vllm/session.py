@@ -164,6 +164,11 @@ class Link:
             self._session = Session(self.tool, self.reasoning, body)
         return self._session
 
+    @property
+    def current(self) -> Session | None:
+        """The session, if one has been made."""
+        return self._session
+
     def fresh(self, request: Any = None) -> Session:
         """A new session: vLLM's non-stream path parses a reply from its start."""
         self._session = None

@@ -101,10 +101,11 @@ class LmparseToolParser(ToolParser):  # type: ignore[misc]
     # ---- non-stream -------------------------------------------------------------------
 
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
-        session = self.link.session(request)
-        if not (self.shared and session.complete is not None):
-            session = self.link.fresh(request)
-        msg = session.complete[1] if session.complete is not None else session.parse(model_output)
+        current = self.link.current
+        if self.shared and current is not None and current.complete is not None:
+            msg = current.complete[1]  # the reasoning side parsed the whole reply a moment ago
+        else:
+            msg = self.link.fresh(request).parse(model_output)
         calls = [ToolCall(id=tc.id, type="function", function=FunctionCall(name=tc.function.name,
                                                                           arguments=tc.function.arguments))
                  for tc in msg.tool_calls]
