@@ -1,0 +1,139 @@
+"""vLLM's chat-completion serving layer (``OpenAIServingChat.create_chat_completion``: the composed
+``DelegatingParser``, ``ChatStreamProcessor``, SSE serialization) driven on CPU with the lmparse
+plugin, a real tokenizer and chat template per family and a stand-in engine client: what comes out
+must reassemble to exactly lmparse's own ``parse_complete`` of the reply, stream and non-stream,
+with one- and multi-token deltas."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import lmparse.integrations.vllm  # noqa: F401  (registers lmparse-*, as --tool-parser-plugin does)
+from lmparse.constrain import structural_tag_for
+from lmparse.integrations.vllm.session import Session
+
+from . import harness
+from .cases import BY_FAMILY, CALLS, CASES, MODES, TOOLS, body, expected, run, served, table
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "plugins-vllm.md"
+
+
+@pytest.mark.parametrize("mode", MODES, ids=[m[0] for m in MODES])
+@pytest.mark.parametrize("family", [c.family for c in CASES])
+def test_the_plugin_gives_what_lmparse_gives(family, mode):
+    case = BY_FAMILY[family]
+    _, stream, step = mode
+    want = expected(case)
+    assert want[2] == CALLS and want[1]  # the reply has reasoning and both calls
+    assert run(case, True, stream, step) == want
+
+
+def test_only_deltas_reach_lmparse(monkeypatch):
+    # vLLM passes current_text with every delta; the plugin feeds each character once.
+    fed: list[str] = []
+    feed = Session.feed
+
+    def spy(self, text, token_ids=None, final=False):
+        fed.append(text)
+        return feed(self, text, token_ids, final)
+
+    monkeypatch.setattr(Session, "feed", spy)
+    case = BY_FAMILY["qwen3coder"]
+    assert run(case, True, True, 1) == expected(case)
+    assert "".join(fed) == case.reply and len(fed) > 50
+
+
+def test_a_call_nested_in_reasoning_survives_the_shared_parser():
+    # Tool and reasoning parser share one lmparse parser per request: a block inside <think>
+    # is a call, not reasoning text and not lost at vLLM's reasoning/tool hand-off.
+    case = BY_FAMILY["qwen"]
+    reply = ('<think>\nI will look it up.<tool_call>\n{"name": "get_weather", "arguments": {"city": "SF"}}\n'
+             "</tool_call>\n</think>\n\nDone.")
+    want = expected(case, reply=reply)
+    assert want[2] == [("get_weather", {"city": "SF"})]
+    for stream, step in ((False, 0), (True, 1), (True, 7)):
+        got = harness.chat(served("qwen", True), body(case, stream), reply, step)
+        assert harness.outcome(got) == want, (stream, step)
+
+
+@pytest.mark.parametrize("family,ended", [("qwen", False), ("qwen3coder", False), ("glm47", False),
+                                          ("kimi-k2", False)])
+def test_is_reasoning_end_of_the_prompt_reaches_the_engine(family, ended):
+    # vLLM hands is_reasoning_end(prompt) to the engine core, where it gates grammar enforcement.
+    case = BY_FAMILY[family]
+    harness.chat(served(family, True), body(case, False), case.reply)
+    assert served(family, True).engine.seen["reasoning_ended"] is ended
+
+
+def test_a_prompt_that_closes_reasoning_starts_the_reply_in_content():
+    # DeepSeek-V3.2 without thinking renders "<think></think>": reasoning is over before the reply.
+    case = BY_FAMILY["deepseek-v32"]
+    request = body(case, True)
+    request.pop("chat_template_kwargs")
+    reply = "Sure.\n\n<｜DSML｜function_calls>\n" + case.reply.split("<｜DSML｜function_calls>\n")[1]
+    for stream in (False, True):
+        got = harness.chat(served("deepseek-v32", True), {**request, "stream": stream}, reply, 3)
+        assert harness.outcome(got) == expected(case, request, reply)
+    assert expected(case, request, reply)[1:] == (None, CALLS)
+    assert served("deepseek-v32", True).engine.seen["reasoning_ended"] is True
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "function": {"name": "get_weather"}}])
+def test_forced_tool_choice_is_lmparse_structural_tag(choice):
+    # supports_required_and_named is False for a dialect with a call syntax: vLLM keeps parsing
+    # the model's own syntax, and generation is constrained by lmparse's structural tag for it.
+    case = BY_FAMILY["qwen3coder"]
+    request = {**body(case, True), "tool_choice": choice}
+    got = harness.chat(served("qwen3coder", True), request, case.reply, 2)
+    assert harness.outcome(got) == expected(case)
+    params = served("qwen3coder", True).engine.seen["sampling_params"]
+    assert params.skip_special_tokens is False
+    assert json.loads(params.structured_outputs.structural_tag) == structural_tag_for(
+        "qwen3coder", TOOLS, choice)
+
+
+def test_malformed_output_never_raises():
+    case = BY_FAMILY["glm47"]
+    for reply in ("<tool_call>get_weather<arg_key>city</arg_key><arg_value>S", "</think></think><tool_call>",
+                  "<tool_call><tool_call></tool_call>\x00\ufffd"):
+        for stream, step in ((False, 0), (True, 1), (True, 4)):
+            got = harness.chat(served("glm47", True), body(case, stream), reply, step)
+            assert isinstance(got, dict)
+
+
+def test_the_documented_table_is_what_the_tests_produce():
+    text = DOC.read_text(encoding="utf-8")
+    documented = re.search(r"<!-- table: vllm -->\n(.*?)\n<!-- /table -->", text, re.S)
+    assert documented is not None, "docs/plugins-vllm.md lost its table markers"
+    assert documented.group(1).strip() == table().strip()
+
+
+@pytest.mark.parametrize("tool,reasoning", [("lmparse-qwen", "qwen3"), ("hermes", "lmparse-qwen3"),
+                                            ("lmparse-qwen", None)])
+def test_an_lmparse_parser_beside_an_in_tree_one(tool, reasoning):
+    # Unshared: each lmparse class runs its own parser over the text vLLM hands it.
+    case = BY_FAMILY["qwen"]
+    chat = harness.serving("qwen", tool, reasoning)
+    reply = case.reply if reasoning else case.reply.split("</think>")[1]
+    want = expected(case, reply=reply, names=None if reasoning else ("qwen", None))
+    for stream, step in ((False, 0), (True, 1), (True, 5)):
+        assert harness.outcome(harness.chat(chat, body(case, stream), reply, step)) == want, (stream, step)
+
+
+def test_count_reasoning_tokens_counts_the_tokens_between_the_tags():
+    from vllm.reasoning import ReasoningParserManager
+
+    tokenizer = served("qwen", True).engine.renderer.tokenizer
+    parser = ReasoningParserManager.get_reasoning_parser("lmparse-qwen3")(tokenizer, chat_template_kwargs={})
+    inner = tokenizer.encode("\nLet me check.\n", add_special_tokens=False)
+    ids = tokenizer.encode("<think>\nLet me check.\n</think>\n\nSure.", add_special_tokens=False)
+    assert parser.count_reasoning_tokens(ids) == len(inner)
+    assert parser.extract_content_ids(ids) == tokenizer.encode("\n\nSure.", add_special_tokens=False)
+    end = ids.index(parser.end_ids[0]) + 1  # just after </think>
+    assert parser.is_reasoning_end_streaming(ids[:end], ids[end - 2:end]) is True
+    assert parser.is_reasoning_end_streaming(ids, ids[end:]) is False
+    assert parser.is_reasoning_end_streaming(ids[:end - 1], ids[end - 3:end - 1]) is False
