@@ -14,7 +14,10 @@ _FIELD = re.compile(r"^([A-Za-z_][\w.\[\]]*) (?:must|is|names|has|needs)\b")
 
 
 class RequestError(ValueError):
-    """``param`` names the offending field (``messages[2].tool_calls[0].function.arguments``)."""
+    """``param`` names the offending field (``messages[2].tool_calls[0].function.arguments``).
+    ``public_message``: a 5xx whose message is for the client too (see ``public``)."""
+
+    public_message = False
 
     def __init__(self, message: str, param: str | None = None, status: int = 400,
                  kind: str = "invalid_request_error", code: str | None = None) -> None:
@@ -49,6 +52,6 @@ def internal_message(request_id: str) -> str:
 def public(exc: RequestError, request_id: str) -> RequestError:
     """``exc`` as the client may see it: a 5xx says only "internal error" and the request
     id (503, the server being busy, is the client's business and says so)."""
-    if exc.status < 500 or exc.status == 503 or getattr(exc, "public_message", False):
+    if exc.status < 500 or exc.status == 503 or exc.public_message:
         return exc
     return RequestError(internal_message(request_id), None, exc.status, exc.kind, exc.code)

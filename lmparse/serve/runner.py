@@ -21,9 +21,9 @@ from collections.abc import AsyncGenerator
 from ..messages import DeltaMessage
 from ..response.base import ResponseParser
 from .engines.base import EngineStream
-from .errors import RequestError, internal_message
+from .errors import RequestError, internal_message, public
 from .metrics import Metrics
-from .tool_choice import CallCheck, ToolChoiceUnmet
+from .tool_choice import CallCheck
 
 __all__ = ["ChatRunner", "RunnerDelta", "Usage", "HeldSpace", "GenerationInterrupted"]
 
@@ -187,8 +187,9 @@ class ChatRunner:
             self._task.cancel()
 
     def failure(self, exc: Exception) -> str:
-        """What a client is told when the generation failed mid-stream; the detail is logged."""
-        if isinstance(exc, (GenerationInterrupted, ToolChoiceUnmet)):
+        """What a client is told when the generation failed mid-stream (``errors.public``
+        decides, as for an error before the stream); a detail it hides is logged."""
+        if isinstance(exc, RequestError) and public(exc, self.request_id) is exc:
             return exc.message
         logger.error("request %s: generation failed mid-stream: %s: %s", self.request_id, type(exc).__name__, exc)
         return internal_message(self.request_id)
