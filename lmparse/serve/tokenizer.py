@@ -69,9 +69,11 @@ def _cut(text: str, pos: int, encode: Callable[[str], list[T]]) -> tuple[int, li
     """The end of the window starting at ``pos`` and its tokens."""
     ends = [m.start() for m in _CUT.finditer(text, pos + WINDOW // 2, pos + WINDOW)]
     for end in reversed(ends[-_TRIES:]):
-        head = encode(text[pos:end])
-        if encode(text[pos:end + _LOOKAHEAD])[:len(head)] == head:
-            return end, head
+        # One encoding of the window and its lookahead: the cut holds when it ends with the
+        # lookahead's own tokens, and the tokens before them are then the window's.
+        extended, tail = encode(text[pos:end + _LOOKAHEAD]), encode(text[end:end + _LOOKAHEAD])
+        if tail and extended[-len(tail):] == tail:
+            return end, extended[:-len(tail)]
     return pos + WINDOW, encode(text[pos:pos + WINDOW])
 
 
