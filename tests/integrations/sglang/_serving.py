@@ -15,6 +15,7 @@ finish reason; non-stream, one dict for the whole reply.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import gzip
 import json
 import shutil
@@ -49,6 +50,7 @@ def _model_dir(tokenizer: str, template: str, model_type: str) -> str:
     root = testdata_dir()
     assert root is not None
     target = Path(tempfile.mkdtemp(prefix=f"sglang-{tokenizer}-"))
+    atexit.register(shutil.rmtree, target, True)
     source = root / tokenizer
     (target / "tokenizer.json").write_bytes(gzip.decompress((source / "tokenizer.json.gz").read_bytes()))
     shutil.copy(source / "tokenizer_config.json", target)
