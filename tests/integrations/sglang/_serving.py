@@ -1,97 +1,169 @@
-"""One reply through SGLang's own parser classes, the way its serving_chat uses them.
+"""One reply through SGLang's own ``OpenAIServingChat.handle_request``, read back as an SDK reads it.
 
-Streaming (``OpenAIServingChat._generate_chat_stream``, per choice): one ``ReasoningParser`` and
-one ``FunctionCallParser`` per request, built on the first delta; each delta goes to
-``ReasoningParser.parse_stream_chunk`` first, its normal text to
-``FunctionCallParser.parse_stream_chunk``; on the finishing delta both ``parse_stream_end`` run, and
-``_check_for_unstreamed_tool_args`` sends what the detector's ``prev_tool_call_arr`` holds beyond
-``streamed_args_for_tool``. The client side joins the chunks by ``index`` as SDKs do.
-
-Non-streaming (``_build_chat_response`` / ``_process_tool_calls``): ``ReasoningParser(...,
-stream_reasoning=False).parse_non_stream``, then ``has_tool_call`` and ``parse_non_stream``.
+Everything from the HTTP request model down to the SSE / JSON response is SGLang's: its server
+arguments (``prepare_server_args``, published for the tokenizer process as ``launch_server`` does),
+its ``TemplateManager`` loading the family's real chat template (which decides
+``force_reasoning``), its prompt rendering with the family's real tokenizer, and its serving_chat
+streaming and non-streaming paths with the reasoning and function-call parsers they build per
+request. Only ``TokenizerManager.generate_request`` (the scheduler round trip) is a stand-in: it
+yields the output dicts the real one yields for a detokenized stream (``BatchStrOutput`` with
+``incremental_streaming_output`` off): per step the whole text so far, the output ids so far and
+``meta_info`` with the request id, ``weight_version``, token counts and, on the last step, the
+finish reason; non-stream, one dict for the whole reply.
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import gzip
 import json
-from collections.abc import Iterable, Sequence
+import shutil
+import tempfile
+import types
+from collections.abc import AsyncIterator, Sequence
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from sglang.srt.entrypoints.openai.protocol import Tool
-from sglang.srt.function_call.function_call_parser import FunctionCallParser
-from sglang.srt.parser.reasoning_parser import ReasoningParser
+from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest
+from sglang.srt.entrypoints.openai.serving_chat import OpenAIServingChat
+from sglang.srt.managers.tokenizer_manager import TokenizerManager
+from sglang.srt.parser.template_manager import TemplateManager
+from sglang.srt.runtime_context import publish
+from sglang.srt.server_args import prepare_server_args
+
+from tests.support.tokenizers import testdata_dir
 
 Reply = tuple[str, str, tuple[tuple[str, str], ...]]  # content, reasoning, calls (name, arguments)
+STOP: dict[str, Any] = {"type": "stop", "matched": None}
 
 
-def sglang_tools(tools: Iterable[dict[str, Any]]) -> list[Tool]:
-    return [Tool(**tool) for tool in tools]
+def length_finish(tokens: int) -> dict[str, Any]:
+    return {"type": "length", "length": tokens}
 
 
-def unstreamed_args(detector: Any) -> tuple[int, str] | None:
-    """serving_chat's ``_check_for_unstreamed_tool_args``: the last call's expected arguments
-    beyond what was streamed."""
-    calls, streamed = getattr(detector, "prev_tool_call_arr", None), getattr(detector, "streamed_args_for_tool", None)
-    if not calls or not streamed or len(calls) - 1 >= len(streamed):
-        return None
-    index = len(calls) - 1
-    expected = calls[index].get("arguments", {})
-    expected = expected if isinstance(expected, str) else json.dumps(expected, ensure_ascii=False)
-    actual = streamed[index]
-    rest = expected[len(actual):] if expected.startswith(actual) else ""
-    return (index, rest) if rest else None
+@cache
+def _model_dir(tokenizer: str, template: str, model_type: str) -> str:
+    """A model directory as SGLang reads it at startup: config.json, the tokenizer and its
+    config from the test data; no weights (nothing here runs a model)."""
+    root = testdata_dir()
+    assert root is not None
+    target = Path(tempfile.mkdtemp(prefix=f"sglang-{tokenizer}-"))
+    atexit.register(shutil.rmtree, target, True)
+    source = root / tokenizer
+    (target / "tokenizer.json").write_bytes(gzip.decompress((source / "tokenizer.json.gz").read_bytes()))
+    shutil.copy(source / "tokenizer_config.json", target)
+    config = {"model_type": model_type, "architectures": ["Qwen3ForCausalLM"], "vocab_size": 200000,
+              "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 4,
+              "num_hidden_layers": 1, "intermediate_size": 64, "max_position_embeddings": 32768}
+    (target / "config.json").write_text(json.dumps(config))
+    shutil.copy(root / "templates" / template, target / "chat_template.jinja")
+    return str(target)
+
+
+class _Steps:
+    """The stand-in for the scheduler round trip: the reply's increments as SGLang's output dicts."""
+
+    def __init__(self) -> None:
+        self.deltas: Sequence[str] = ()
+        self.ids: Sequence[int] = ()
+        self.finish: dict[str, Any] = STOP
+
+    def _out(self, text: str, tokens: int, last: bool) -> dict[str, Any]:
+        meta = {"id": "chatcmpl-stand-in", "finish_reason": self.finish if last else None,
+                "weight_version": "default", "prompt_tokens": 8, "completion_tokens": tokens,
+                "cached_tokens": 0}
+        return {"text": text, "output_ids": list(self.ids[:tokens]), "meta_info": meta}
+
+    async def generate_request(self, obj: Any, request: Any = None) -> AsyncIterator[dict[str, Any]]:
+        total = len(self.ids)
+        if not obj.stream:
+            yield self._out("".join(self.deltas), total, True)
+            return
+        text, tokens, per_step = "", 0, max(1, total // max(1, len(self.deltas)))
+        for k, delta in enumerate(self.deltas):
+            last = k == len(self.deltas) - 1
+            text, tokens = text + delta, total if last else min(total, tokens + per_step)
+            yield self._out(text, tokens, last)
+
+
+class Server:
+    """One SGLang chat endpoint (server args, templates, serving_chat) for a parser pair."""
+
+    def __init__(self, tool_parser: str, reasoning_parser: str, tokenizer: str, template: str,
+                 model_type: str = "qwen3") -> None:
+        path = _model_dir(tokenizer, template, model_type)
+        args = prepare_server_args(["--model-path", path, "--device", "cpu", "--tool-call-parser", tool_parser,
+                                    "--reasoning-parser", reasoning_parser,
+                                    "--chat-template", str(Path(path) / "chat_template.jinja")])
+        publish(args, role="tokenizer")  # what the HTTP server's process does before it serves
+        self.steps = _Steps()
+        manager = TokenizerManager.__new__(TokenizerManager)  # its __init__ starts the scheduler
+        manager.server_args, manager.model_path, manager.served_model_name = args, path, "stand-in"
+        from transformers import AutoTokenizer
+
+        manager.tokenizer, manager.processor = AutoTokenizer.from_pretrained(path), None
+        manager.model_config = types.SimpleNamespace(
+            hf_config=types.SimpleNamespace(model_type=model_type, architectures=["Qwen3ForCausalLM"]),
+            is_multimodal=False, get_default_sampling_params=dict)
+        manager.request_logger = types.SimpleNamespace(log_requests=False, log_requests_level=0)
+        manager.create_abort_task = lambda obj: None
+        manager.generate_request = self.steps.generate_request  # the one stand-in
+        templates = TemplateManager()
+        templates.initialize_templates(tokenizer_manager=manager, model_path=path,
+                                       chat_template=str(Path(path) / "chat_template.jinja"))
+        self.tokenizer = manager.tokenizer
+        self.chat = OpenAIServingChat(manager, templates)
+        self.args = args
+
+    def run(self, body: dict[str, Any], deltas: Sequence[str], ids: Sequence[int] | None = None,
+            finish: dict[str, Any] = STOP) -> Reply:
+        publish(self.args, role="tokenizer")
+        self.steps.deltas, self.steps.finish = deltas, finish
+        self.steps.ids = ids if ids is not None else self.tokenizer.encode("".join(deltas), add_special_tokens=False)
+        request = ChatCompletionRequest(model="stand-in", messages=[{"role": "user", "content": "Weather?"}], **body)
+        return asyncio.run(_read(self.chat, request))
+
+
+async def _read(chat: OpenAIServingChat, request: ChatCompletionRequest) -> Reply:
+    response = await chat.handle_request(request, None)
+    if not request.stream:
+        # FastAPI sends a response model as its JSON; an error comes as a ready JSON response.
+        body = response.model_dump_json() if hasattr(response, "model_dump_json") else response.body
+        payload = json.loads(body)
+        assert "choices" in payload, payload
+        message = payload["choices"][0]["message"]
+        calls = tuple((c["function"]["name"], c["function"]["arguments"]) for c in message.get("tool_calls") or ())
+        return message.get("content") or "", message.get("reasoning_content") or "", calls
+    client = Client()
+    async for chunk in response.body_iterator:
+        for line in (chunk if isinstance(chunk, str) else chunk.decode()).splitlines():
+            if line.startswith("data: ") and line != "data: [DONE]":
+                client.event(json.loads(line[len("data: "):]))
+    return client.reply()
 
 
 class Client:
-    """What an SDK makes of the stream: text joined, calls joined by index."""
+    """What an SDK makes of the SSE stream: text joined, calls joined by index."""
 
     def __init__(self) -> None:
         self.content: list[str] = []
         self.reasoning: list[str] = []
         self.calls: dict[int, list[str]] = {}
 
-    def call(self, index: int, name: str | None, arguments: str) -> None:
-        entry = self.calls.setdefault(index, ["", ""])
-        entry[0] += name or ""
-        entry[1] += arguments
+    def event(self, event: dict[str, Any]) -> None:
+        assert "error" not in event, event
+        for choice in event.get("choices") or ():
+            delta = choice.get("delta") or {}
+            self.content.append(delta.get("content") or "")
+            self.reasoning.append(delta.get("reasoning_content") or "")
+            for call in delta.get("tool_calls") or ():
+                entry = self.calls.setdefault(call["index"], ["", ""])
+                function = call.get("function") or {}
+                entry[0] += function.get("name") or ""
+                entry[1] += function.get("arguments") or ""
 
     def reply(self) -> Reply:
         calls = tuple((name, args) for _, (name, args) in sorted(self.calls.items()))
         return "".join(self.content), "".join(self.reasoning), calls
-
-
-def stream(tool_parser: str, reasoning_parser: str, tools: list[dict[str, Any]], force_reasoning: bool,
-           deltas: Sequence[str]) -> Reply:
-    tool_list = sglang_tools(tools)
-    client = Client()
-    reasoner = ReasoningParser(reasoning_parser, stream_reasoning=True, force_reasoning=force_reasoning)
-    calls = FunctionCallParser(tool_list, tool_parser)
-    for k, delta in enumerate(deltas):
-        finishing = k == len(deltas) - 1
-        reasoning, text = reasoner.parse_stream_chunk(delta)
-        if finishing:
-            end_reasoning, end_text = reasoner.parse_stream_end()
-            reasoning, text = (reasoning or "") + (end_reasoning or ""), (text or "") + (end_text or "")
-        client.reasoning.append(reasoning or "")
-        normal, items = calls.parse_stream_chunk(text or "")
-        if finishing:
-            end_normal, end_items = calls.parse_stream_end()
-            normal, items = (normal or "") + end_normal, [*items, *end_items]
-        client.content.append(normal or "")
-        for item in items:
-            client.call(item.tool_index, item.name, item.parameters)
-        if finishing and (rest := unstreamed_args(calls.detector)) is not None:
-            client.call(rest[0], None, rest[1])
-    return client.reply()
-
-
-def complete(tool_parser: str, reasoning_parser: str, tools: list[dict[str, Any]], force_reasoning: bool,
-             text: str) -> Reply:
-    reasoning, text = ReasoningParser(reasoning_parser, stream_reasoning=False,
-                                      force_reasoning=force_reasoning).parse_non_stream(text)
-    parser = FunctionCallParser(sglang_tools(tools), tool_parser)
-    calls: tuple[tuple[str, str], ...] = ()
-    if parser.has_tool_call(text):
-        text, items = parser.parse_non_stream(text)
-        calls = tuple((item.name or "", item.parameters) for item in items)
-    return text or "", reasoning or "", calls

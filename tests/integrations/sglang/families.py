@@ -25,15 +25,24 @@ class Family:
     think_open: str  # what the reply writes to open reasoning ("" when the template opened it)
     chat_template_kwargs: dict[str, Any]
     tokenizer: str | None  # None: no tokenizer in the test data; markers whole, text in 1-4 chars
+    template: str  # the family's chat template in the test data's templates/, which SGLang loads
+
+    @property
+    def server_tokenizer(self) -> str:
+        """The tokenizer SGLang renders the prompt with (Kimi has none: Qwen3's stands in)."""
+        return self.tokenizer or "qwen3"
 
     @property
     def tool(self) -> str:
         return WIRES[self.wire].tool_parser
 
-    def text(self) -> str:
+    def calls_text(self) -> str:
         wire: Wire = WIRES[self.wire]
-        return (f"{self.think_open}The user wants two forecasts.</think>\n\nChecking both cities.\n"
-                + wire.calls(("get_weather", PARIS), ("get_weather", TOKYO)))
+        return wire.calls(("get_weather", PARIS), ("get_weather", TOKYO))
+
+    def text(self, between: str = "\n\nChecking both cities.\n") -> str:
+        """Reasoning, ``between`` (the text before the calls), two calls."""
+        return f"{self.think_open}The user wants two forecasts.</think>{between}{self.calls_text()}"
 
     def request(self) -> dict[str, Any]:
         return {"tools": WEATHER, "chat_template_kwargs": self.chat_template_kwargs}
@@ -43,32 +52,49 @@ class Family:
         template and the request (given to its ReasoningParser as ``force_reasoning``)."""
         return ReasoningParserManager.get(self.reasoning)(normalize_request(self.request())).starts_in_reasoning()
 
-    def lmparse_reply(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
-        message = create_parser(self.tool, self.reasoning, request=self.request()).parse_complete(self.text())
+    def lmparse_reply(self, text: str | None = None) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+        text = self.text() if text is None else text
+        message = create_parser(self.tool, self.reasoning, request=self.request()).parse_complete(text)
         calls = tuple((c.function.name, c.function.arguments) for c in message.tool_calls)
         return message.content or "", message.reasoning_content or "", calls
 
-    def one_token_deltas(self) -> list[str]:
-        text = self.text()
+    def one_token_deltas(self, text: str | None = None) -> list[str]:
+        text = self.text() if text is None else text
         if self.tokenizer is None:
             return pseudo_tokens(text, WIRES[self.wire].pseudo_token_markers)
         tok = load_tokenizer(self.tokenizer)
         assert roundtrips(tok, text), f"{self.tokenizer} does not reproduce the reply"
         return token_chunks(tok, text)
 
-    def deltas(self, mode: str) -> list[str]:
+    def deltas(self, mode: str, size: int = MULTI) -> list[str]:
         if mode == "whole":
             return [self.text()]
         one = self.one_token_deltas()
-        size = 1 if mode == "one-token" else MULTI
+        size = 1 if mode == "one-token" else size
         return ["".join(one[i:i + size]) for i in range(0, len(one), size)]
 
 
+def merged(chunks: list[str], start: int, end: int) -> list[str]:
+    """``chunks`` with every chunk that overlaps the text span [start, end) joined into one."""
+    out: list[str] = []
+    joined, offset = "", 0
+    for chunk in chunks:
+        begins, offset = offset, offset + len(chunk)
+        if begins < end and offset > start:
+            joined += chunk
+            continue
+        if joined and begins >= end:
+            out.append(joined)
+            joined = ""
+        out.append(chunk)
+    return [*out, joined] if joined else out
+
+
 FAMILIES = [
-    Family("qwen", "qwen3", "qwen", "qwen3", "<think>\n", {}, "qwen3"),
-    Family("qwen3coder", "qwen3", "qwen3_coder", "qwen3", "<think>\n", {}, "qwen3"),
-    Family("glm47", "glm45", "glm47", "glm45", "<think>", {}, "glm-4.7-flash"),
-    Family("deepseek-v32", "deepseek-v32", "deepseekv32", "deepseek-v3", "", {"thinking": True}, "deepseek-v3.2"),
-    Family("kimi-k2", "kimi-k2", "kimi_k2", "kimi_k2", "<think>", {}, None),
+    Family("qwen", "qwen3", "qwen", "qwen3", "<think>\n", {}, "qwen3", "Qwen-Qwen3-0.6B.jinja"),
+    Family("qwen3coder", "qwen3", "qwen3_coder", "qwen3", "<think>\n", {}, "qwen3", "Qwen3-Coder.jinja"),
+    Family("glm47", "glm45", "glm47", "glm45", "<think>", {}, "glm-4.7-flash", "GLM-4.7-Flash.jinja"),
+    Family("deepseek-v32", "deepseek-v32", "deepseekv32", "deepseek-v3", "", {"thinking": True}, "deepseek-v3.2", "deepseek-ai-DeepSeek-V3.2.jinja"),
+    Family("kimi-k2", "kimi-k2", "kimi_k2", "kimi_k2", "<think>", {}, None, "Kimi-K2-Thinking.jinja"),
 ]
 MODES = ("one-token", "multi-token", "whole")

@@ -1,24 +1,30 @@
 """lmparse inside SGLang 0.5.23: registered through its own plugin loader, accepted by its own
-argument parser, and driven through its own FunctionCallParser / ReasoningParser as serving_chat
-drives them, giving exactly lmparse's own parse for the five families, stream and non-stream."""
+argument parser, and driven through its own ``OpenAIServingChat.handle_request`` (only the
+scheduler round trip stood in), giving exactly lmparse's own parse, stream and non-stream; the
+same replies through SGLang's in-tree parsers make this engine's rows of docs/plugins.md."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass, field
+from functools import cache
 from importlib.metadata import entry_points
+from typing import Any
 
 import pytest
+from sglang.srt.entrypoints.openai.protocol import Tool
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 from sglang.srt.parser.reasoning_parser import ReasoningParser
 from sglang.srt.plugins import load_plugins
 from sglang.srt.server_args import ServerArgs, prepare_server_args
 
-from lmparse import ReasoningParserManager, ToolParserManager, create_parser
+from lmparse import ReasoningParserManager, ToolParserManager
 from lmparse.constrain import structural_tag_for
 
+from .. import compat
 from . import _serving
-from .families import FAMILIES, MODES, WEATHER, Family
+from .families import FAMILIES, MODES, MULTI, PARIS, TOKYO, WEATHER, Family, merged
 
 load_plugins()  # what `python -m sglang.launch_server` runs before it parses its arguments
 
@@ -64,83 +70,112 @@ def test_prepare_server_args_accepts_an_lmparse_tool_and_reasoning_parser() -> N
     assert (args.tool_call_parser, args.reasoning_parser) == ("lmparse-qwen3coder", "lmparse-qwen3")
 
 
-def _through_sglang(family: Family, mode: str, tool: str, reasoning: str) -> _serving.Reply:
-    if mode == "non-stream":
-        return _serving.complete(tool, reasoning, WEATHER, family.force_reasoning(), family.text())
-    return _serving.stream(tool, reasoning, WEATHER, family.force_reasoning(), family.deltas(mode))
+ENGINE = "SGLang 0.5.23"
+
+
+_SERVERS: dict[tuple[str, bool], _serving.Server] = {}
+
+
+def _server(family: Family, plugin: bool) -> _serving.Server:
+    if (family.wire, plugin) in _SERVERS:
+        return _SERVERS[family.wire, plugin]
+    tool, reasoning = ((f"lmparse-{family.tool}", f"lmparse-{family.reasoning}") if plugin
+                       else (family.sglang_tool, family.sglang_reasoning))
+    server = _SERVERS[family.wire, plugin] = _serving.Server(tool, reasoning, family.server_tokenizer, family.template)
+    return server
+
+
+def _through_sglang(family: Family, plugin: bool, deltas: list[str], stream: bool = True,
+                    finish: dict[str, Any] = _serving.STOP) -> _serving.Reply:
+    body = {"tools": WEATHER, "chat_template_kwargs": family.chat_template_kwargs or None, "stream": stream}
+    return _serving.Server.run(_server(family, plugin), body, deltas, finish=finish)
 
 
 @pytest.mark.parametrize("mode", [*MODES, "non-stream"])
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.wire)
-def test_sglangs_serving_path_gives_lmparses_own_parse(family: Family, mode: str) -> None:
+def test_handle_request_with_the_plugin_gives_lmparses_own_parse(family: Family, mode: str) -> None:
     expected = family.lmparse_reply()
     assert [name for name, _ in expected[2]] == ["get_weather", "get_weather"]
-    assert [json.loads(args) for _, args in expected[2]] == [json.loads(a) for a in (PARIS_TOKYO)]
-    got = _through_sglang(family, mode, f"lmparse-{family.tool}", f"lmparse-{family.reasoning}")
-    assert got == expected
+    assert [json.loads(args) for _, args in expected[2]] == [json.loads(a) for a in (PARIS, TOKYO)]
+    deltas = family.deltas("whole" if mode == "non-stream" else mode)
+    assert _through_sglang(family, True, deltas, stream=mode != "non-stream") == expected
 
 
-PARIS_TOKYO = ('{"city": "Paris", "days": 2}', '{"city": "Tokyo", "days": 1}')
+@dataclass(frozen=True)
+class Case:
+    """One table row's reply and delivery for a family."""
+
+    reply: str
+    delivery: str
+    text: str
+    deltas: list[str]
+    stream: bool = True
+    finish: dict[str, Any] = field(default_factory=lambda: _serving.STOP)
 
 
-def in_tree_verdict(family: Family, mode: str) -> str:
-    """SGLang's own parsers for the family against lmparse's parse: "same", or what differs."""
-    content, reasoning, calls = family.lmparse_reply()
+def _cases(family: Family) -> list[Case]:
+    clean, name = family.text(), family.wire
+    calls_at = clean.index(family.calls_text())
+    one = family.one_token_deltas()
+    cases = [Case(f"{name}: reasoning, text, two calls", "non-stream", clean, [clean], stream=False),
+             Case(f"{name}: reasoning, text, two calls", "stream, 1 token", clean, one),
+             Case(f"{name}: reasoning, text, two calls", f"stream, {MULTI} tokens", clean, family.deltas("multi-token")),
+             Case(f"{name}: text and the call opener in one increment", "stream, 1 token; those merged", clean,
+                  merged(one, clean.index("Checking"), calls_at + 1)),
+             Case(f"{name}: two whole calls in one increment (SGLang #37634)", "stream, 1 token; the calls merged",
+                  clean, merged(one, calls_at, len(clean)))]
+    bare = family.text(between="")
+    cases.append(Case(f"{name}: a call right after `</think>`, no text between (vLLM #39056, #42400)",
+                      "stream, 1 token; `</think>` + opener merged", bare,
+                      merged(family.one_token_deltas(bare), bare.index("</think>"), bare.index("</think>") + 9)))
+    if family.wire == "deepseek-v32":
+        cases += [Case(f"{name}: DSML under multi-token deltas (vLLM #40800, #54686)", f"stream, {size} tokens",
+                       clean, family.deltas("multi-token", size)) for size in (2, 8, 16)]
+    cut = clean[: clean.index("Tokyo")]
+    cut_chunks = family.one_token_deltas(cut)
+    cases.append(Case(f"{name}: cut off inside the second call's arguments (max_tokens)",
+                      "stream, 1 token; finish `length`", cut, cut_chunks,
+                      finish=_serving.length_finish(len(cut_chunks))))
+    return cases
+
+
+def _cell(family: Family, plugin: bool, case: Case) -> str:
+    want = family.lmparse_reply(case.text)
     try:
-        got = _through_sglang(family, mode, family.sglang_tool, family.sglang_reasoning)
+        got = _through_sglang(family, plugin, case.deltas, case.stream, case.finish)
     except Exception as exc:  # an in-tree parser failing is a finding for the table, not a test error
-        return f"raises {type(exc).__name__}"
-    differs = []
-    if got[1].strip() != reasoning.strip():
-        differs.append("reasoning")
-    if got[0].strip() != content.strip():
-        differs.append("content")
-    try:
-        same_calls = [(n, json.loads(a)) for n, a in got[2]] == [(n, json.loads(a)) for n, a in calls]
-    except ValueError:
-        same_calls = False
-    if not same_calls:
-        differs.append(f"calls ({len(got[2])} of {len(calls)})" if len(got[2]) != len(calls) else "call arguments")
-    return "same" if not differs else "differs: " + ", ".join(differs)
+        if plugin:
+            raise
+        return compat.failure(exc)
+    return compat.verdict(got, want)
 
 
-def compatibility_table() -> str:
-    """The docs table: family x mode, lmparse through SGLang vs SGLang's in-tree parser."""
-    rows = ["| family | increments | `lmparse-<name>` in SGLang | SGLang's in-tree parser |", "|---|---|---|---|"]
+@cache
+def compatibility_rows() -> tuple[compat.Row, ...]:
+    rows = []
     for family in FAMILIES:
-        for mode in (*MODES, "non-stream"):
-            mine = _through_sglang(family, mode, f"lmparse-{family.tool}", f"lmparse-{family.reasoning}")
-            ours = "same as `parse_complete`" if mine == family.lmparse_reply() else "DIFFERS"
-            theirs = in_tree_verdict(family, mode)
-            rows.append(f"| {family.wire} (`{family.sglang_tool}` / `{family.sglang_reasoning}`) | {mode} | {ours} | {theirs} |")
-    return "\n".join(rows)
+        own = f"`{family.sglang_tool}` / `{family.sglang_reasoning}`"
+        for case in _cases(family):
+            assert "".join(case.deltas) == case.text
+            rows.append(compat.Row(case.reply, ENGINE, case.delivery, _cell(family, True, case), own,
+                                   _cell(family, False, case)))
+    return tuple(rows)
 
 
-def test_the_in_tree_comparison_runs_for_every_family() -> None:
-    table = compatibility_table()
-    assert "DIFFERS" not in table
-    assert table.count("\n") == 1 + len(FAMILIES) * (len(MODES) + 1)
+def test_every_plugin_cell_is_same() -> None:
+    rows = compatibility_rows()
+    assert 30 <= len(rows) <= 45
+    assert [row for row in rows if row.plugin != "same"] == []
+
+
+def test_the_compatibility_rows_are_on_the_page() -> None:
+    compat.check_or_update(ENGINE, compatibility_rows())
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.wire)
 def test_a_required_call_is_constrained_by_lmparses_structural_tag(family: Family) -> None:
-    parser = FunctionCallParser(_serving.sglang_tools(WEATHER), f"lmparse-{family.tool}")
+    parser = FunctionCallParser([Tool(**tool) for tool in WEATHER], f"lmparse-{family.tool}")
     kind, tag = parser.get_structure_constraint("required", parallel_tool_calls=False)
     assert kind == "structural_tag"
     assert tag.model_dump(by_alias=True) == structural_tag_for(family.tool, WEATHER, "required", False)
     assert parser.get_structure_constraint("auto") is None  # auto stays unconstrained
-
-
-@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.wire)
-def test_a_reply_cut_inside_a_call_streams_like_lmparses_parse(family: Family) -> None:
-    text = family.text()
-    cut = text[: text.index("Tokyo")]  # the second call's arguments end mid-string
-    tool, reasoning = f"lmparse-{family.tool}", f"lmparse-{family.reasoning}"
-    streamed = _serving.stream(tool, reasoning, WEATHER, family.force_reasoning(), list(cut))
-    message = create_parser(family.tool, family.reasoning, request=family.request()).parse_complete(cut)
-    assert streamed == (message.content or "", message.reasoning_content or "",
-                        tuple((c.function.name, c.function.arguments) for c in message.tool_calls))
-
-
-if __name__ == "__main__":  # `python -m tests.integrations.sglang.test_sglang_plugin` prints the table
-    print(compatibility_table())
