@@ -2,7 +2,8 @@
 
 vLLM builds its composed parser with the reasoning parser first, then the tool parser, and nothing
 links the two; a ``Link`` made when the tool adapter is built (see ``tools.py``) carries the
-names, the tools and the thinking switches, and makes the ``Session`` on first use.  A session is
+names, the tools, the thinking switches and, once vLLM hands the composed parser the request, the
+request itself, and makes the ``Session`` on first use.  A session is
 fed every delta exactly once, whichever adapter vLLM hands it to: the work stays linear although
 vLLM passes ``current_text`` too.
 """
@@ -153,11 +154,13 @@ class Link:
         self.tool, self.reasoning = tool, reasoning
         self.tools, self.chat_template_kwargs = tools, chat_template_kwargs
         self.thinking: bool | None = None  # set when the prompt itself opens (or closes) reasoning
+        self.request: Any = None  # the request, seen by the composed vLLM parser (see tools.watch_requests)
         self._session: Session | None = None
 
     def session(self, request: Any = None) -> Session:
         if self._session is None:
-            body = request_dict(request, self.tools, self.chat_template_kwargs)
+            body = request_dict(request if request is not None else self.request, self.tools,
+                                self.chat_template_kwargs)
             if self.thinking is not None:
                 kwargs = {**body.get("chat_template_kwargs", {}), "enable_thinking": self.thinking}
                 body["chat_template_kwargs"] = kwargs

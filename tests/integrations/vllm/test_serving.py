@@ -129,3 +129,43 @@ def test_count_reasoning_tokens_counts_the_tokens_between_the_tags():
     assert parser.is_reasoning_end_streaming(ids[:end], ids[end - 2:end]) is True
     assert parser.is_reasoning_end_streaming(ids, ids[end:]) is False
     assert parser.is_reasoning_end_streaming(ids[:end - 1], ids[end - 3:end - 1]) is False
+
+
+TIME = {"type": "function", "function": {"name": "get_time", "description": "Time in a city",
+                                         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+
+
+@pytest.mark.parametrize("choice", ["none", {"type": "function", "function": {"name": "get_weather"}}],
+                         ids=["none", "named"])
+def test_the_shared_stream_honours_the_requests_tool_choice(choice):
+    # Tool and reasoning parser both lmparse's: the one shared parser must parse with the
+    # request's tool_choice from the first reasoning delta on (none: markup stays content;
+    # named: a call to another tool is not a call), as lmparse itself does.
+    case = BY_FAMILY["qwen"]
+    reply = case.reply.replace('"get_weather", "arguments": {"city": "NY"}', '"get_time", "arguments": {"city": "NY"}')
+    request = {**body(case, True), "tools": [*TOOLS, TIME], "tool_choice": choice}
+    want = expected(case, {**request, "stream": False}, reply)
+    auto = expected(case, {**request, "tool_choice": "auto"}, reply)
+    assert want != auto  # the choice changes lmparse's own answer
+    for stream, step in ((False, 0), (True, 1), (True, 5)):
+        got = harness.chat(served("qwen", True), {**request, "stream": stream}, reply, step)
+        assert harness.outcome(got) == want, (stream, step)
+
+
+def test_each_composed_vllm_parser_links_its_own_two_lmparse_parsers():
+    # vLLM 0.33 gives neither parser a reference to the other (the tool parser is built with
+    # (tokenizer, tools) only); the link is made inside the composed Parser's __init__, once per
+    # Parser, and never for a tool parser built anywhere else.
+    from vllm.parser import ParserManager
+    from vllm.parser.engine.adapters import ParserEngineToolAdapter
+    from vllm.tool_parsers import ToolParserManager
+
+    tokenizer = served("qwen", True).engine.renderer.tokenizer
+    composed = ParserManager.get_parser(tool_parser_name="lmparse-qwen", reasoning_parser_name="lmparse-qwen3",
+                                        enable_auto_tools=True)
+    assert not issubclass(composed.tool_parser_cls, ParserEngineToolAdapter)
+    first, second = (composed(tokenizer, TOOLS, chat_template_kwargs={}) for _ in range(2))
+    assert first.tool_parser.link is first.reasoning_parser.link is not None
+    assert second.tool_parser.link is not first.tool_parser.link
+    alone = ToolParserManager.get_tool_parser("lmparse-qwen")(tokenizer, TOOLS)
+    assert not alone.shared
