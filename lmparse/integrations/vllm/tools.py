@@ -11,7 +11,7 @@ from lmparse.constrain import Unconstrainable, dialect_syntax, structural_tag_fo
 
 from ._compat import (ExtractedToolCallInformation, FunctionCall, StructuredOutputsParams, ToolCall, ToolParser,
                       VllmParser)
-from .session import Link, Session, log, tool_dicts
+from .session import Link, Session, log, reads_ids, tool_dicts
 
 __all__ = ["LmparseToolParser", "tool_parser_class", "owner_parser", "watch_requests"]
 
@@ -67,6 +67,7 @@ class LmparseToolParser(ToolParser):  # type: ignore[misc]
     """The adapter; ``tool_parser_class`` makes one subclass per lmparse tool parser name."""
 
     lmparse_name: str = ""
+    lmparse_response = "default"  # "gpt-oss": the response parser is the whole grammar (no tool parser name)
     engine_based_streaming = True  # vLLM hands bare deltas and calls finish_streaming() at the end
 
     def __init__(self, tokenizer: Any, tools: Any = None, *args: Any, **kwargs: Any) -> None:
@@ -75,16 +76,22 @@ class LmparseToolParser(ToolParser):  # type: ignore[misc]
 
         owner = owner_parser(type(self))
         partner = getattr(owner, "_reasoning_parser", None)
+        tool = self.lmparse_name if self.lmparse_response == "default" else None
         if isinstance(partner, LmparseReasoningParser) and partner.link is None:
-            self.link = Link(self.lmparse_name, partner.lmparse_name, tools, partner.chat_template_kwargs)
+            response = self.lmparse_response if tool is None else partner.lmparse_response
+            reasoning = partner.lmparse_name if partner.lmparse_response == "default" else None
+            self.link = Link(tool, reasoning, tools, partner.chat_template_kwargs, response,
+                             reads_ids(response, tokenizer))
+            self.link.shared = True
             partner.link = self.link  # one lmparse parser per request for both
             watch_requests(owner, self.link)
         else:
-            self.link = Link(self.lmparse_name, None, tools, None)
+            response = self.lmparse_response
+            self.link = Link(tool, None, tools, None, response, reads_ids(response, tokenizer))
 
     @property
     def shared(self) -> bool:
-        return self.link.reasoning is not None
+        return self.link.shared
 
     # ---- requests ---------------------------------------------------------------------
 
@@ -178,8 +185,9 @@ class LmparseToolParser(ToolParser):  # type: ignore[misc]
             self.current_tool_id = tc.index
 
 
-def tool_parser_class(name: str) -> type[LmparseToolParser]:
-    """The ``lmparse-<name>`` class: required and named tool choices go through lmparse's own
+def tool_parser_class(name: str, response: str = "default") -> type[LmparseToolParser]:
+    """The ``lmparse-<name>`` class (``response``: a response parser name such as gpt-oss, whose
+    grammar is the whole reply): required and named tool choices go through lmparse's own
     structural tag where the dialect has a call syntax, else through vLLM's JSON route."""
     try:
         dialect_syntax(name)
@@ -188,5 +196,5 @@ def tool_parser_class(name: str) -> type[LmparseToolParser]:
         constrainable = False
     safe = "".join(ch if ch.isalnum() else "_" for ch in name)
     return type(f"LmparseToolParser_{safe}", (LmparseToolParser,),
-                {"lmparse_name": name, "supports_required_and_named": not constrainable,
+                {"lmparse_name": name, "lmparse_response": response, "supports_required_and_named": not constrainable,
                  "__module__": __name__, "__doc__": f"lmparse's {name!r} tool parser inside vLLM."})

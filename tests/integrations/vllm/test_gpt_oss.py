@@ -20,6 +20,8 @@ from lmparse.serve.tokenizer import testdata_dir as tokenizer_data
 
 from . import harness
 
+TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}}}}
 REPLY = ("<|channel|>analysis<|message|>Let me check.<|end|><|start|>assistant<|channel|>final<|message|>Sure.<|end|>"
          "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
          '{"city": "SF"}<|call|>')
@@ -79,3 +81,25 @@ def test_harmony_parser_calls_no_tool_or_reasoning_parser_method(harmony_ids):
     assert (content, reasoning, [(c.name, c.arguments) for c in calls]) == want
     assert harness.outcome(folded) == harness.outcome({"content": want[0], "reasoning": want[1], "tool_calls": [
         {"function": {"name": n, "arguments": a}} for n, a in want[2]]})
+
+
+@pytest.mark.parametrize("with_vocabulary", [False, True], ids=["text", "o200k-at-hand"])
+def test_harmony_output_of_a_model_vllm_composes_like_any_other(monkeypatch, with_vocabulary):
+    # model_type is not gpt_oss, so vLLM composes lmparse-gpt-oss like any other pair and calls
+    # every method of it: lmparse's gpt-oss parser handles the whole reply. The model here has
+    # Qwen3's vocabulary (Harmony's markers are several tokens each): its token ids are not
+    # o200k's, so they are never read as such, even with the o200k vocabulary at hand.
+    if with_vocabulary:
+        root = tokenizer_data()
+        if root is None:
+            pytest.skip("no tokenizer test data")
+        monkeypatch.setenv("TIKTOKEN_ENCODINGS_BASE", os.fspath(root / "gpt-oss"))
+    served = harness.serving("qwen", "lmparse-gpt-oss", "lmparse-gpt-oss")
+    body = {"model": "m", "messages": [{"role": "user", "content": "Weather in SF?"}], "tools": [TOOL]}
+    mine = create_parser(response_parser="gpt-oss", request=body).parse_complete(REPLY)
+    want = harness.outcome({"content": mine.content, "reasoning": mine.reasoning_content,
+                            "tool_calls": [tc.to_dict() for tc in mine.tool_calls]})
+    assert want == ("Sure.", "Let me check.", [("get_weather", {"city": "SF"})])
+    for stream, step in ((False, 0), (True, 1), (True, 5)):
+        got = harness.chat(served, {**body, "stream": stream}, REPLY, step)
+        assert harness.outcome(got) == want, (stream, step)
