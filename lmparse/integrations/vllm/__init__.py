@@ -16,7 +16,10 @@ calls ``register`` in every vLLM process (the API server and the engine core, wh
 
 from __future__ import annotations
 
+from typing import Any
+
 from lmparse.registry import ReasoningParserManager as LmReasoning
+from lmparse.registry import ResponseParserManager as LmResponse
 from lmparse.registry import ToolParserManager as LmTools
 
 from ._compat import ReasoningParserManager, ToolParserManager
@@ -29,22 +32,32 @@ PREFIX = "lmparse-"
 _CLASSES: dict[tuple[str, str], type] = {}  # (kind, lmparse name) -> class, made once per process
 
 
+def _names() -> list[tuple[str, str, str]]:
+    """(kind, lmparse name, response parser) for every class: each tool and reasoning parser name,
+    and each response parser other than the default one (gpt-oss) as both a tool and a reasoning
+    parser, for models whose output is that grammar but which vLLM composes like any other."""
+    responses = [n for n in LmResponse.names() if n != "default"]
+    return ([("tool", n, "default") for n in LmTools.names()] + [("tool", n, n) for n in responses]
+            + [("reasoning", n, "default") for n in LmReasoning.names()] + [("reasoning", n, n) for n in responses])
+
+
 def registered_names() -> tuple[list[str], list[str]]:
     """The vLLM names this plugin registers: (tool parsers, reasoning parsers)."""
-    return [PREFIX + n for n in LmTools.names()], [PREFIX + n for n in LmReasoning.names()]
+    names = _names()
+    return [PREFIX + n for k, n, _ in names if k == "tool"], [PREFIX + n for k, n, _ in names if k == "reasoning"]
 
 
 def register() -> None:
     """Register every ``lmparse-<name>`` into vLLM's registries; calling it again changes nothing."""
-    for name in LmTools.names():
-        cls = _CLASSES.get(("tool", name)) or _CLASSES.setdefault(("tool", name), tool_parser_class(name))
-        if ToolParserManager.tool_parsers.get(PREFIX + name) is not cls:
-            ToolParserManager.register_module(name=PREFIX + name, module=cls, force=True)
-    for name in LmReasoning.names():
-        cls = _CLASSES.get(("reasoning", name)) or _CLASSES.setdefault(("reasoning", name),
-                                                                         reasoning_parser_class(name))
-        if ReasoningParserManager.reasoning_parsers.get(PREFIX + name) is not cls:
-            ReasoningParserManager.register_module(name=PREFIX + name, module=cls, force=True)
+    for kind, name, response in _names():
+        cls = _CLASSES.get((kind, name))
+        if cls is None:
+            make = tool_parser_class if kind == "tool" else reasoning_parser_class
+            cls = _CLASSES.setdefault((kind, name), make(name, response))
+        registry: Any = ToolParserManager if kind == "tool" else ReasoningParserManager
+        table = registry.tool_parsers if kind == "tool" else registry.reasoning_parsers
+        if table.get(PREFIX + name) is not cls:
+            registry.register_module(name=PREFIX + name, module=cls, force=True)
 
 
 register()

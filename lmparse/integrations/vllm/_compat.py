@@ -25,6 +25,11 @@ except ImportError:  # pragma: no cover
     )
 from vllm.sampling_params import StructuredOutputsParams
 
+try:  # the per-request composed parser (vLLM 0.33); releases before it built the two apart
+    from vllm.parser.abstract_parser import Parser as VllmParser
+except ImportError:  # pragma: no cover
+    VllmParser = None
+
 
 def _first_module(*paths: str) -> Any:
     for path in paths[:-1]:
@@ -45,7 +50,7 @@ ToolCall = _protocol.ToolCall
 
 __all__ = ["ToolParser", "ToolParserManager", "ReasoningParser", "ReasoningParserManager", "DeltaMessage",
            "DeltaToolCall", "DeltaFunctionCall", "ExtractedToolCallInformation", "FunctionCall", "ToolCall",
-           "StructuredOutputsParams", "REASONING_FIELD", "delta_message"]
+           "StructuredOutputsParams", "VllmParser", "REASONING_FIELD", "delta_message"]
 
 REASONING_FIELD = "reasoning" if "reasoning" in DeltaMessage.model_fields else "reasoning_content"
 

@@ -9,15 +9,17 @@ vLLM calls from the delta that ends reasoning on.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from lmparse.registry import ReasoningParserManager as LmReasoning
+from lmparse.registry import ResponseParserManager as LmResponse
+from lmparse.reasoning import ReasoningParser as LmReasoningParser
 from lmparse.request import normalize_request
 
 from ._compat import ReasoningParser, delta_message
-from .session import Link, log
+from .session import Link, log, reads_ids
 
-__all__ = ["LmparseReasoningParser", "reasoning_parser_class", "find_last"]
+__all__ = ["LmparseReasoningParser", "reasoning_parser_class", "find_last", "ReasoningBlock"]
 
 
 def find_last(ids: Sequence[int], seq: Sequence[int], start: int = 0) -> int:
@@ -35,6 +37,7 @@ class LmparseReasoningParser(ReasoningParser):  # type: ignore[misc]
     """The adapter; ``reasoning_parser_class`` makes one subclass per lmparse reasoning name."""
 
     lmparse_name: str = ""
+    lmparse_response = "default"  # "gpt-oss": the reasoning block is the response parser's own
     engine_based_streaming = True  # bare deltas; has_engine_confirmed_reasoning_end() decides the hand-off
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
@@ -46,7 +49,11 @@ class LmparseReasoningParser(ReasoningParser):  # type: ignore[misc]
             request = normalize_request({"chat_template_kwargs": self.chat_template_kwargs})
         except ValueError:
             request = normalize_request(None)
-        self.descriptor = LmReasoning.get(self.lmparse_name)(request)
+        self.descriptor: LmReasoningParser | ReasoningBlock
+        if self.lmparse_response == "default":
+            self.descriptor = LmReasoning.get(self.lmparse_name)(request)
+        else:
+            self.descriptor = ReasoningBlock(*cast(Any, LmResponse.get(self.lmparse_response)).reasoning_block())
         self.start_ids = self._encode(self.descriptor.start_tag)
         self.end_ids = self._encode(self.descriptor.end_tag)
 
@@ -62,7 +69,9 @@ class LmparseReasoningParser(ReasoningParser):  # type: ignore[misc]
         if self.link is not None:
             return self.link
         if self._own is None:
-            self._own = Link(None, self.lmparse_name, None, self.chat_template_kwargs)
+            default = self.lmparse_response == "default"
+            self._own = Link(None, self.lmparse_name if default else None, None, self.chat_template_kwargs,
+                             self.lmparse_response, reads_ids(self.lmparse_response, self.model_tokenizer))
         return self._own
 
     @property
@@ -177,9 +186,22 @@ def _reasoning_only(deltas: Sequence[Any]) -> Any:
     return delta_message(reasoning=text) if text else None
 
 
-def reasoning_parser_class(name: str) -> type[LmparseReasoningParser]:
+class ReasoningBlock:
+    """A response parser's reasoning block (``reasoning_block()``) in the shape of a reasoning
+    parser's tags: what the token-level checks need."""
+
+    def __init__(self, start_tag: str, end_tag: str, opened: bool) -> None:
+        self.start_tag: str | None = start_tag
+        self.end_tag: str = end_tag
+        self.opened = opened
+
+    def starts_in_reasoning(self) -> bool:
+        return self.opened
+
+
+def reasoning_parser_class(name: str, response: str = "default") -> type[LmparseReasoningParser]:
     safe = "".join(ch if ch.isalnum() else "_" for ch in name)
     log.debug("lmparse: reasoning parser lmparse-%s", name)
     return type(f"LmparseReasoningParser_{safe}", (LmparseReasoningParser,),
-                {"lmparse_name": name, "__module__": __name__,
+                {"lmparse_name": name, "lmparse_response": response, "__module__": __name__,
                  "__doc__": f"lmparse's {name!r} reasoning parser inside vLLM."})

@@ -2,7 +2,8 @@
 
 vLLM builds its composed parser with the reasoning parser first, then the tool parser, and nothing
 links the two; a ``Link`` made when the tool adapter is built (see ``tools.py``) carries the
-names, the tools and the thinking switches, and makes the ``Session`` on first use.  A session is
+names, the tools, the thinking switches and, once vLLM hands the composed parser the request, the
+request itself, and makes the ``Session`` on first use.  A session is
 fed every delta exactly once, whichever adapter vLLM hands it to: the work stays linear although
 vLLM passes ``current_text`` too.
 """
@@ -19,7 +20,7 @@ from lmparse.messages import ParsedMessage
 
 from ._compat import DeltaFunctionCall, DeltaToolCall, delta_message
 
-__all__ = ["Session", "Link", "Outbox", "request_dict", "to_vllm_delta", "tool_dicts"]
+__all__ = ["Session", "Link", "Outbox", "request_dict", "to_vllm_delta", "tool_dicts", "reads_ids"]
 
 log = logging.getLogger("lmparse.integrations.vllm")
 
@@ -51,6 +52,22 @@ def request_dict(request: Any, tools: Any = None, chat_template_kwargs: Any = No
     if kwargs:
         body["chat_template_kwargs"] = dict(kwargs)
     return body
+
+
+# The vocabulary a response parser reads token ids in, by a marker and its one id there
+# (gpt-oss: o200k_harmony's <|channel|>); a model with another vocabulary is parsed as text.
+_VOCABULARY_PROBE = {"gpt-oss": ("<|channel|>", 200005)}
+
+
+def reads_ids(response: str, tokenizer: Any) -> bool:
+    """Whether the model's token ids mean to ``response`` what they mean to the model."""
+    probe = _VOCABULARY_PROBE.get(response)
+    if probe is None:
+        return True
+    try:
+        return list(tokenizer.encode(probe[0], add_special_tokens=False)) == [probe[1]]
+    except Exception:
+        return False
 
 
 class Outbox:
@@ -104,12 +121,14 @@ def to_vllm_delta(content: str | None, reasoning: str | None, calls: Sequence[An
 class Session:
     """One lmparse parser for one response; ``feed`` never raises and ignores text after the end."""
 
-    def __init__(self, tool: str | None, reasoning: str | None, body: dict[str, Any]) -> None:
+    def __init__(self, tool: str | None, reasoning: str | None, body: dict[str, Any], response: str = "default",
+                 use_ids: bool = True) -> None:
         try:
-            self.parser = create_parser(tool, reasoning, request=body)
+            self.parser = create_parser(tool, reasoning, response, request=body)
         except ValueError as exc:  # a request lmparse refuses (e.g. a tool_choice naming no tool)
             log.warning("lmparse: %s; parsing with any tool name accepted", exc)
-            self.parser = create_parser(tool, reasoning, request=None)
+            self.parser = create_parser(tool, reasoning, response, request=None)
+        self.use_ids = use_ids  # False: the model's token ids are not the ones the parser reads
         self.outbox = Outbox()
         self.finished = False
         self.left_reasoning = False  # something other than reasoning has come out
@@ -119,7 +138,8 @@ class Session:
         if self.finished or not (text or final):
             return []
         try:
-            deltas = [d for d, _ in self.parser.stream_chunk(text, list(token_ids) if token_ids else None, final)]
+            ids = list(token_ids) if token_ids and self.use_ids else None
+            deltas = [d for d, _ in self.parser.stream_chunk(text, ids, final)]
         except Exception:  # pragma: no cover - lmparse parsers do not raise on model output
             log.exception("lmparse parser failed; passing the text through as content")
             deltas = [LmDelta(content=text)] if text else []
@@ -149,19 +169,23 @@ class Session:
 class Link:
     """What the two adapters of one vLLM ``Parser`` share: the names and, once made, the session."""
 
-    def __init__(self, tool: str | None, reasoning: str | None, tools: Any, chat_template_kwargs: Any) -> None:
-        self.tool, self.reasoning = tool, reasoning
+    def __init__(self, tool: str | None, reasoning: str | None, tools: Any, chat_template_kwargs: Any,
+                 response: str = "default", use_ids: bool = True) -> None:
+        self.tool, self.reasoning, self.response, self.use_ids = tool, reasoning, response, use_ids
+        self.shared = False  # made by the tool adapter for itself and its lmparse reasoning partner
         self.tools, self.chat_template_kwargs = tools, chat_template_kwargs
         self.thinking: bool | None = None  # set when the prompt itself opens (or closes) reasoning
+        self.request: Any = None  # the request, seen by the composed vLLM parser (see tools.watch_requests)
         self._session: Session | None = None
 
     def session(self, request: Any = None) -> Session:
         if self._session is None:
-            body = request_dict(request, self.tools, self.chat_template_kwargs)
+            body = request_dict(request if request is not None else self.request, self.tools,
+                                self.chat_template_kwargs)
             if self.thinking is not None:
                 kwargs = {**body.get("chat_template_kwargs", {}), "enable_thinking": self.thinking}
                 body["chat_template_kwargs"] = kwargs
-            self._session = Session(self.tool, self.reasoning, body)
+            self._session = Session(self.tool, self.reasoning, body, self.response, self.use_ids)
         return self._session
 
     @property

@@ -9,26 +9,53 @@ from typing import Any
 
 from lmparse.constrain import Unconstrainable, dialect_syntax, structural_tag_for
 
-from ._compat import ExtractedToolCallInformation, FunctionCall, StructuredOutputsParams, ToolCall, ToolParser
-from .session import Link, Session, log, tool_dicts
+from ._compat import (ExtractedToolCallInformation, FunctionCall, StructuredOutputsParams, ToolCall, ToolParser,
+                      VllmParser)
+from .session import Link, Session, log, reads_ids, tool_dicts
 
-__all__ = ["LmparseToolParser", "tool_parser_class", "owner_parser"]
+__all__ = ["LmparseToolParser", "tool_parser_class", "owner_parser", "watch_requests"]
 
 
-def owner_parser(depth: int = 6) -> Any:
-    """The vLLM ``Parser`` whose ``__init__`` is building the caller (None outside one).
+def owner_parser(built: type, depth: int = 8) -> Any:
+    """The vLLM ``Parser`` whose ``__init__`` is building a ``built`` tool parser (None outside one).
 
-    vLLM builds the reasoning parser, stores it on the composed parser, then builds the tool
-    parser: the only place the two meet."""
-    frame: Any = sys._getframe(2)
+    vLLM 0.33 gives neither parser of a composed ``Parser`` a reference to the other or to the
+    ``Parser``: the reasoning parser gets ``(tokenizer, model_config=, chat_template_kwargs=)``,
+    a legacy tool parser ``(tokenizer, tools)`` (``Parser.__init__``), and ``adjust_request``
+    runs on another ``Parser`` instance (the renderer's).  The frame that is building this tool
+    parser is the one place the two meet: it is accepted only when it is a vLLM ``Parser``
+    whose class names this tool parser class and whose tool slot is still empty."""
+    frame: Any = sys._getframe(1)
     for _ in range(depth):
         if frame is None:
             return None
         owner = frame.f_locals.get("self")
-        if owner is not None and hasattr(type(owner), "tool_parser_cls") and hasattr(owner, "_reasoning_parser"):
+        wanted = getattr(type(owner), "tool_parser_cls", None)
+        if (VllmParser is not None and isinstance(owner, VllmParser) and isinstance(wanted, type)
+                and issubclass(built, wanted) and getattr(owner, "_tool_parser", None) is None):
             return owner
         frame = frame.f_back
     return None
+
+
+def watch_requests(owner: Any, link: Link) -> None:
+    """Hand ``link`` the request of every ``parse`` / ``parse_delta`` of ``owner`` first.
+
+    They are the members vLLM's serving layer calls on its per-request ``Parser`` and the first
+    to carry the request; the reasoning parser's own calls never do.  So the shared session is
+    made with the request's tools, ``tool_choice`` and ``parallel_tool_calls``."""
+    for name, at in (("parse", 1), ("parse_delta", 2)):
+        method = getattr(owner, name, None)
+        if method is None:
+            continue
+
+        def seen(*args: Any, _method: Any = method, _at: int = at, **kwargs: Any) -> Any:
+            request = kwargs.get("request", args[_at] if len(args) > _at else None)
+            if request is not None and link.request is None:
+                link.request = request
+            return _method(*args, **kwargs)
+
+        setattr(owner, name, seen)
 
 
 def _forced(request: Any) -> bool:
@@ -40,22 +67,31 @@ class LmparseToolParser(ToolParser):  # type: ignore[misc]
     """The adapter; ``tool_parser_class`` makes one subclass per lmparse tool parser name."""
 
     lmparse_name: str = ""
+    lmparse_response = "default"  # "gpt-oss": the response parser is the whole grammar (no tool parser name)
     engine_based_streaming = True  # vLLM hands bare deltas and calls finish_streaming() at the end
 
     def __init__(self, tokenizer: Any, tools: Any = None, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, tools)
         from .reasoning import LmparseReasoningParser
 
-        partner = getattr(owner_parser(), "_reasoning_parser", None)
+        owner = owner_parser(type(self))
+        partner = getattr(owner, "_reasoning_parser", None)
+        tool = self.lmparse_name if self.lmparse_response == "default" else None
         if isinstance(partner, LmparseReasoningParser) and partner.link is None:
-            self.link = Link(self.lmparse_name, partner.lmparse_name, tools, partner.chat_template_kwargs)
+            response = self.lmparse_response if tool is None else partner.lmparse_response
+            reasoning = partner.lmparse_name if partner.lmparse_response == "default" else None
+            self.link = Link(tool, reasoning, tools, partner.chat_template_kwargs, response,
+                             reads_ids(response, tokenizer))
+            self.link.shared = True
             partner.link = self.link  # one lmparse parser per request for both
+            watch_requests(owner, self.link)
         else:
-            self.link = Link(self.lmparse_name, None, tools, None)
+            response = self.lmparse_response
+            self.link = Link(tool, None, tools, None, response, reads_ids(response, tokenizer))
 
     @property
     def shared(self) -> bool:
-        return self.link.reasoning is not None
+        return self.link.shared
 
     # ---- requests ---------------------------------------------------------------------
 
@@ -149,8 +185,9 @@ class LmparseToolParser(ToolParser):  # type: ignore[misc]
             self.current_tool_id = tc.index
 
 
-def tool_parser_class(name: str) -> type[LmparseToolParser]:
-    """The ``lmparse-<name>`` class: required and named tool choices go through lmparse's own
+def tool_parser_class(name: str, response: str = "default") -> type[LmparseToolParser]:
+    """The ``lmparse-<name>`` class (``response``: a response parser name such as gpt-oss, whose
+    grammar is the whole reply): required and named tool choices go through lmparse's own
     structural tag where the dialect has a call syntax, else through vLLM's JSON route."""
     try:
         dialect_syntax(name)
@@ -159,5 +196,5 @@ def tool_parser_class(name: str) -> type[LmparseToolParser]:
         constrainable = False
     safe = "".join(ch if ch.isalnum() else "_" for ch in name)
     return type(f"LmparseToolParser_{safe}", (LmparseToolParser,),
-                {"lmparse_name": name, "supports_required_and_named": not constrainable,
+                {"lmparse_name": name, "lmparse_response": response, "supports_required_and_named": not constrainable,
                  "__module__": __name__, "__doc__": f"lmparse's {name!r} tool parser inside vLLM."})

@@ -1,19 +1,22 @@
-"""One reply per family (reasoning, content, two calls, in the family's own wire format) and
-the compatibility table: vLLM's serving layer with the lmparse plugin and with vLLM's in-tree
-parser for the same family, each compared with lmparse's own ``parse_complete``.
+"""One reply per family (reasoning, content, two calls, in the family's own wire format), the
+harder replies built from them, and vLLM's rows of the compatibility table in docs/plugins.md:
+each reply through vLLM's serving layer with the lmparse plugin and with vLLM's in-tree parser
+for the same family, each compared with lmparse's own ``parse_complete``.
 
-Run as ``$(scripts/setup_vllm.sh) -m tests.integrations.vllm.cases`` to print the table.
+Run as ``$(scripts/setup_vllm.sh) -m tests.integrations.vllm.cases`` to print the rows.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lmparse import create_parser
 
+from .. import compat
 from . import harness
 
 TOOLS = [{"type": "function", "function": {
@@ -63,8 +66,64 @@ CASES = [
          + "<|tool_calls_section_end|>"),
 ]
 BY_FAMILY = {case.family: case for case in CASES}
-MODES = [("non-stream", False, 0), ("stream, 1 token", True, 1), ("stream, 5 tokens", True, 5),
-         ("stream, 40 tokens", True, 40)]
+ENGINE = "vLLM 0.33.0"  # as in compat.ENGINES
+OPENERS = {"qwen": "<tool_call>", "qwen3coder": "<tool_call>", "glm47": "<tool_call>",
+           "deepseek-v32": "<｜DSML｜function_calls>", "kimi-k2": "<|tool_calls_section_begin|>"}
+CLOSE = "</think>"
+
+Step = int | tuple[int, ...] | None  # tokens per delta, sizes in turn, or one piece per delta
+NON_STREAM: tuple[str, bool, Step] = ("non-stream", False, 0)
+ONE: tuple[str, bool, Step] = ("stream, 1 token", True, 1)
+FIVE: tuple[str, bool, Step] = ("stream, 5 tokens", True, 5)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One row group: a family's reply (pieces: one streamed increment each) and its deliveries."""
+
+    label: str
+    family: str
+    pieces: tuple[str, ...]
+    deliveries: tuple[tuple[str, bool, Step], ...]
+    finish: str = "stop"
+    text: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", "".join(self.pieces))
+
+
+def _cut(text: str, *marks: int) -> tuple[str, ...]:
+    bounds = [0, *marks, len(text)]
+    return tuple(text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a)
+
+
+def _replies(case: Case) -> list[Reply]:
+    f, reply, opener = case.family, case.reply, OPENERS[case.family]
+    first = reply.index(opener)
+    calls_at = reply.index("Sure.") + len("Sure.")
+    out = [Reply(f"{f}: reasoning, text, two calls", f, (reply,), (NON_STREAM, ONE, FIVE))]
+    if f in ("qwen3coder", "glm47", "kimi-k2"):
+        out.append(Reply(f"{f}: text and the call opener in one delta", f,
+                         _cut(reply, reply.index("Sure."), first + len(opener)), (("stream, by pieces", True, None),)))
+    out.append(Reply(f"{f}: both whole calls in one delta", f, _cut(reply, calls_at),
+                     (("stream, by pieces", True, None),)))
+    no_text = reply[:calls_at - len("Sure.")].rstrip(" \n") + reply[calls_at:].lstrip(" \n")
+    if f == "qwen":
+        no_text = reply[:calls_at - len("Sure.")] + reply[calls_at:].lstrip(" \n")  # Qwen3's "</think>\n\n"
+    close, call = no_text.index(CLOSE), no_text.index(opener)
+    out.append(Reply(f"{f}: `</think>` and the call opener in one delta, no text between", f,
+                     _cut(no_text, close, call + len(opener)), (("stream, by pieces", True, None),)))
+    if f == "deepseek-v32":
+        out.append(Reply(f"{f}: DSML under multi-token deltas", f, (reply,),
+                         (("stream, 2 tokens", True, 2), ("stream, 7 tokens", True, 7),
+                          ("stream, 16 tokens", True, 16), ("stream, 2-16 tokens", True, (2, 16, 3, 11, 5, 7)))))
+    cut = reply.rindex("NY") + 1  # inside the second call's arguments
+    out.append(Reply(f"{f}: cut off by max_tokens inside a call's arguments", f, (reply[:cut],),
+                     (NON_STREAM, ONE), finish="length"))
+    return out
+
+
+REPLIES = [reply for case in CASES for reply in _replies(case)]
 
 
 def body(case: Case, stream: bool) -> dict[str, Any]:
@@ -91,41 +150,41 @@ def served(family: str, plugin: bool) -> harness.Served:
     return harness.serving(family, tool, reasoning)
 
 
-def run(case: Case, plugin: bool, stream: bool, step: int) -> tuple[Any, ...]:
-    return harness.outcome(harness.chat(served(case.family, plugin), body(case, stream), case.reply, step))
+def run(case: Case, plugin: bool, stream: bool, step: Step, reply: str | tuple[str, ...] | None = None,
+        finish: str = "stop") -> tuple[Any, ...]:
+    got = harness.chat(served(case.family, plugin), body(case, stream), case.reply if reply is None else reply,
+                       step, finish)
+    return harness.outcome(got)
 
 
-def verdict(got: tuple[Any, ...], want: tuple[Any, ...]) -> str:
-    """One table cell: what differs from lmparse's own parse."""
-    if got == want:
-        return "same"
-    parts = []
-    if got[2] != want[2]:
-        parts.append(f"calls {len(got[2])}/{len(want[2])}" if len(got[2]) != len(want[2]) else "call arguments")
-    for i, name in ((0, "content"), (1, "reasoning")):
-        if got[i] != want[i]:
-            parts.append(f"{name} {got[i]!r} (lmparse: {want[i]!r})"[:80])
-    return "; ".join(parts)
+def _compat(outcome: tuple[Any, ...]) -> compat.Reply:
+    content, reasoning, calls = outcome
+    return (content or "", reasoning or "",
+            tuple((name, args if isinstance(args, str) else json.dumps(args)) for name, args in calls))
 
 
-def cell(case: Case, plugin: bool, stream: bool, step: int) -> str:
+def cell(reply: Reply, plugin: bool, stream: bool, step: Step) -> str:
+    case = BY_FAMILY[reply.family]
+    want = _compat(expected(case, reply=reply.text))
     try:
-        return verdict(run(case, plugin, stream, step), expected(case))
+        return compat.verdict(_compat(run(case, plugin, stream, step, reply.pieces, reply.finish)), want)
     except Exception as exc:  # an in-tree parser that fails is a table cell, not a crash
-        return f"error: {type(exc).__name__}"
+        return compat.failure(exc)
 
 
-def table() -> str:
-    rows = ["| family | mode | lmparse plugin | vLLM in-tree parser |", "|---|---|---|---|"]
-    for case in CASES:
-        for label, stream, step in MODES:
-            rows.append(f"| {case.family} (`{'` + `'.join(case.in_tree)}`) | {label} | "
-                        f"{cell(case, True, stream, step)} | {cell(case, False, stream, step)} |")
-    return "\n".join(rows)
+@functools.cache
+def rows() -> tuple[compat.Row, ...]:
+    out = []
+    for reply in REPLIES:
+        own = " + ".join(f"`{n}`" for n in BY_FAMILY[reply.family].in_tree)
+        for label, stream, step in reply.deliveries:
+            out.append(compat.Row(reply.label, ENGINE, label, cell(reply, True, stream, step), own,
+                                  cell(reply, False, stream, step)))
+    return tuple(out)
 
 
 if __name__ == "__main__":
     os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
     import lmparse.integrations.vllm  # noqa: F401  (registers lmparse-*)
 
-    print(table())
+    print("\n".join([compat.HEADER, *(row.markdown() for row in rows())]))

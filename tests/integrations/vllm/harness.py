@@ -6,7 +6,9 @@ renderer with the family's real chat template, ``OpenAIServingModels``, ``Online
 only the engine client is a stand-in: ``generate`` renders nothing itself, it replays a
 scripted reply as the token ids the real tokenizer gives and as vLLM's detokenizer would
 decode them (``skip_special_tokens`` as the request's sampling params say), ``step`` tokens
-per ``RequestOutput`` when streaming, the whole reply at once otherwise.
+per ``RequestOutput`` when streaming (a tuple: those sizes in turn), the whole reply at once
+otherwise. A reply given as pieces is each piece tokenized by the real tokenizer, one piece per
+``RequestOutput`` when ``step`` is None.
 """
 
 from __future__ import annotations
@@ -84,8 +86,9 @@ class StandInEngine:
         self.model_config = vllm_config.model_config
         self.renderer = renderer
         self.input_processor = None
-        self.reply = ""
-        self.step = 1
+        self.reply: str | tuple[str, ...] = ""
+        self.step: int | tuple[int, ...] | None = 1
+        self.finish = "stop"  # "length": the reply was cut off by max_tokens
         self.seen: dict[str, Any] = {}  # what the serving layer sent: sampling params, kwargs
 
     def check_admission(self, n: int) -> None:
@@ -98,10 +101,12 @@ class StandInEngine:
         self.seen = {"sampling_params": sampling_params, **kwargs}
         tok = self.renderer.tokenizer
         prompt_ids = list(engine_input.get("prompt_token_ids") or [])
-        ids = tok.encode(self.reply, add_special_tokens=False)
+        pieces = (self.reply,) if isinstance(self.reply, str) else self.reply
+        encoded = [tok.encode(piece, add_special_tokens=False) for piece in pieces]
+        ids = [token for piece in encoded for token in piece]
         skip = sampling_params.skip_special_tokens
         delta = sampling_params.output_kind == RequestOutputKind.DELTA
-        cuts = list(range(self.step, len(ids), self.step)) + [len(ids)] if delta else [len(ids)]
+        cuts = increments([len(piece) for piece in encoded], self.step) if delta else [len(ids)]
         done_text, done = "", 0
         for cut in cuts:
             text = tok.decode(ids[:cut], skip_special_tokens=skip)
@@ -110,11 +115,27 @@ class StandInEngine:
             finished = cut == len(ids)
             out = CompletionOutput(index=0, text=text[len(done_text):] if delta else text,
                                    token_ids=ids[done:cut] if delta else ids[:cut], cumulative_logprob=None,
-                                   logprobs=None, finish_reason="stop" if finished else None)
+                                   logprobs=None, finish_reason=self.finish if finished else None)
             yield RequestOutput(request_id=request_id, prompt=None, prompt_token_ids=prompt_ids,
                                 prompt_logprobs=None, outputs=[out], finished=finished)
             done_text, done = text, cut
             await asyncio.sleep(0)
+
+
+def increments(piece_lengths: list[int], step: int | tuple[int, ...] | None) -> list[int]:
+    """The token counts after each streamed ``RequestOutput``: one piece each (``step`` None),
+    ``step`` tokens each, or the sizes of a tuple in turn."""
+    total = sum(piece_lengths)
+    if step is None:
+        cuts = [sum(piece_lengths[:i + 1]) for i in range(len(piece_lengths))]
+        return [cut for i, cut in enumerate(cuts) if cut and cut not in cuts[:i]] or [total]
+    sizes = step if isinstance(step, tuple) else (step,)
+    cuts, at, i = [], 0, 0
+    while at + sizes[i % len(sizes)] < total:
+        at += sizes[i % len(sizes)]
+        cuts.append(at)
+        i += 1
+    return cuts + [total]
 
 
 @dataclass
@@ -184,9 +205,10 @@ def fold_chunks(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     return message
 
 
-def chat(served: Served, body: dict[str, Any], reply: str, step: int = 1) -> dict[str, Any]:
+def chat(served: Served, body: dict[str, Any], reply: str | tuple[str, ...],
+         step: int | tuple[int, ...] | None = 1, finish: str = "stop") -> dict[str, Any]:
     """One chat completion through vLLM's serving layer; the engine generates ``reply``."""
-    served.engine.reply, served.engine.step = reply, step
+    served.engine.reply, served.engine.step, served.engine.finish = reply, step, finish
     return asyncio.run(_collect(served, body))
 
 

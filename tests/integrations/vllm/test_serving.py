@@ -7,8 +7,6 @@ with one- and multi-token deltas."""
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import pytest
 
@@ -17,19 +15,20 @@ from lmparse.constrain import structural_tag_for
 from lmparse.integrations.vllm.session import Session
 
 from . import harness
-from .cases import BY_FAMILY, CALLS, CASES, MODES, TOOLS, body, expected, run, served, table
+from .. import compat
+from .cases import BY_FAMILY, CALLS, CASES, ENGINE, REPLIES, TOOLS, body, expected, rows, run, served
 
-DOC = Path(__file__).resolve().parents[3] / "docs" / "plugins-vllm.md"
+def test_every_plugin_cell_of_the_table_is_same():
+    # Every reply (the clean ones and the ones in-tree parsers trip on), every delivery: what
+    # vLLM's serving layer emits through lmparse-* reassembles to lmparse's own parse_complete.
+    assert len(REPLIES) >= 5 and all(BY_FAMILY[r.family] for r in REPLIES)
+    for case in CASES:
+        assert expected(case)[2] == CALLS and expected(case)[1]  # reasoning and both calls
+    assert [(row.reply, row.delivery) for row in rows() if row.plugin != "same"] == []
 
 
-@pytest.mark.parametrize("mode", MODES, ids=[m[0] for m in MODES])
-@pytest.mark.parametrize("family", [c.family for c in CASES])
-def test_the_plugin_gives_what_lmparse_gives(family, mode):
-    case = BY_FAMILY[family]
-    _, stream, step = mode
-    want = expected(case)
-    assert want[2] == CALLS and want[1]  # the reply has reasoning and both calls
-    assert run(case, True, stream, step) == want
+def test_the_compatibility_rows_in_the_docs_are_what_the_tests_produce():
+    compat.check_or_update(ENGINE, rows())
 
 
 def test_only_deltas_reach_lmparse(monkeypatch):
@@ -105,13 +104,6 @@ def test_malformed_output_never_raises():
             assert isinstance(got, dict)
 
 
-def test_the_documented_table_is_what_the_tests_produce():
-    text = DOC.read_text(encoding="utf-8")
-    documented = re.search(r"<!-- table: vllm -->\n(.*?)\n<!-- /table -->", text, re.S)
-    assert documented is not None, "docs/plugins-vllm.md lost its table markers"
-    assert documented.group(1).strip() == table().strip()
-
-
 @pytest.mark.parametrize("tool,reasoning", [("lmparse-qwen", "qwen3"), ("hermes", "lmparse-qwen3"),
                                             ("lmparse-qwen", None)])
 def test_an_lmparse_parser_beside_an_in_tree_one(tool, reasoning):
@@ -137,3 +129,43 @@ def test_count_reasoning_tokens_counts_the_tokens_between_the_tags():
     assert parser.is_reasoning_end_streaming(ids[:end], ids[end - 2:end]) is True
     assert parser.is_reasoning_end_streaming(ids, ids[end:]) is False
     assert parser.is_reasoning_end_streaming(ids[:end - 1], ids[end - 3:end - 1]) is False
+
+
+TIME = {"type": "function", "function": {"name": "get_time", "description": "Time in a city",
+                                         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}
+
+
+@pytest.mark.parametrize("choice", ["none", {"type": "function", "function": {"name": "get_weather"}}],
+                         ids=["none", "named"])
+def test_the_shared_stream_honours_the_requests_tool_choice(choice):
+    # Tool and reasoning parser both lmparse's: the one shared parser must parse with the
+    # request's tool_choice from the first reasoning delta on (none: markup stays content;
+    # named: a call to another tool is not a call), as lmparse itself does.
+    case = BY_FAMILY["qwen"]
+    reply = case.reply.replace('"get_weather", "arguments": {"city": "NY"}', '"get_time", "arguments": {"city": "NY"}')
+    request = {**body(case, True), "tools": [*TOOLS, TIME], "tool_choice": choice}
+    want = expected(case, {**request, "stream": False}, reply)
+    auto = expected(case, {**request, "tool_choice": "auto"}, reply)
+    assert want != auto  # the choice changes lmparse's own answer
+    for stream, step in ((False, 0), (True, 1), (True, 5)):
+        got = harness.chat(served("qwen", True), {**request, "stream": stream}, reply, step)
+        assert harness.outcome(got) == want, (stream, step)
+
+
+def test_each_composed_vllm_parser_links_its_own_two_lmparse_parsers():
+    # vLLM 0.33 gives neither parser a reference to the other (the tool parser is built with
+    # (tokenizer, tools) only); the link is made inside the composed Parser's __init__, once per
+    # Parser, and never for a tool parser built anywhere else.
+    from vllm.parser import ParserManager
+    from vllm.parser.engine.adapters import ParserEngineToolAdapter
+    from vllm.tool_parsers import ToolParserManager
+
+    tokenizer = served("qwen", True).engine.renderer.tokenizer
+    composed = ParserManager.get_parser(tool_parser_name="lmparse-qwen", reasoning_parser_name="lmparse-qwen3",
+                                        enable_auto_tools=True)
+    assert not issubclass(composed.tool_parser_cls, ParserEngineToolAdapter)
+    first, second = (composed(tokenizer, TOOLS, chat_template_kwargs={}) for _ in range(2))
+    assert first.tool_parser.link is first.reasoning_parser.link is not None
+    assert second.tool_parser.link is not first.tool_parser.link
+    alone = ToolParserManager.get_tool_parser("lmparse-qwen")(tokenizer, TOOLS)
+    assert not alone.shared
