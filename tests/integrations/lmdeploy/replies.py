@@ -9,6 +9,7 @@ span (text and a call opener, two whole calls, ``</think>`` and an opener) arriv
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from ...support.harmony import harmony_vocab_dir, token_stream
 from ...support.tokenizers import load_tokenizer, roundtrips, token_chunks
 from ...support.wires import GLM47, KIMI, QWEN, QWEN3CODER, TOOLS, V32, Wire, pseudo_tokens
 from .engine import Steps
@@ -27,20 +29,25 @@ TEXT = "Checking the weather."
 @dataclass(frozen=True)
 class Family:
     name: str
-    wire: Wire
+    wire: Wire | None  # None: gpt-oss, whose replies are written out below
     tool: str  # lmparse's tool parser
     reasoning: str | None  # lmparse's reasoning parser
     lmdeploy_tool: str  # LMDeploy's own names for the family
     lmdeploy_reasoning: str | None
     tokenizer: str | None  # None: pseudo tokens
     lead: str = " "  # between the content and the first call block, as the model writes it
+    response: str = "default"  # lmparse's response parser
+    arch: str = "Qwen3ForCausalLM"  # what LMDeploy picks its response parser by
 
     @property
     def own(self) -> str:
+        if self.response != "default":
+            return f"response parser `{self.response}` (by architecture)"
         return f"tool `{self.lmdeploy_tool}`, reasoning `{self.lmdeploy_reasoning}`"
 
     def request(self) -> dict[str, Any]:
-        return {"messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS, **self.wire.request_extra}
+        extra = self.wire.request_extra if self.wire else {}
+        return {"messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS, **extra}
 
 
 QWEN3 = Family("qwen3", QWEN, "qwen3", "qwen3", "qwen3", "default", "qwen3")
@@ -50,10 +57,19 @@ GLM = Family("glm47", GLM47, "glm47", "glm45", "glm47", "default", "glm-4.7-flas
 DSML = Family("deepseek-v32", V32, "deepseek-v32", "deepseek-v32", "deepseek-v32", "deepseek-v32",
               "deepseek-v3.2", lead="\n\n")
 KIMI_K2 = Family("kimi-k2", KIMI, "kimi-k2", "kimi-k2", "kimi-k2", "default", None)
+GPT_OSS = Family("gpt-oss", None, "gpt-oss", "gpt-oss", "", None, "o200k_harmony", response="gpt-oss",
+                 arch="GptOssForCausalLM")
+# gpt-oss replies as the engine returns them: the <|call|> / <|return|> that ends the turn is a
+# stop token, which LMDeploy's engine leaves out of the output.
+HARMONY_CALL = ("<|channel|>analysis<|message|>Which city?<|end|><|start|>assistant<|channel|>commentary "
+                'to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris", "days": 2}')
+HARMONY_TEXT = f"<|channel|>analysis<|message|>Which city?<|end|><|start|>assistant<|channel|>final<|message|>{TEXT}"
 
 
 def pieces(family: Family, text: str) -> tuple[list[str], list[list[int]]]:
     """The reply as the engine generates it: per token its decoded text and its id."""
+    if family.response == "gpt-oss":
+        return harmony_pieces(text)
     if family.tokenizer is None:
         chunks = pseudo_tokens(text, family.wire.pseudo_token_markers)
         return chunks, [[i] for i in range(len(chunks))]
@@ -61,6 +77,17 @@ def pieces(family: Family, text: str) -> tuple[list[str], list[list[int]]]:
     if not roundtrips(tok, text):
         pytest.skip(f"{family.tokenizer} does not reproduce the reply text")
     return token_chunks(tok, text), [[i] for i in tok.encode(text)]
+
+
+def harmony_pieces(text: str) -> tuple[list[str], list[list[int]]]:
+    """The real o200k_harmony token stream of a gpt-oss reply. The encoding is read from the test
+    data (TOKENIZERS.md): ``TIKTOKEN_ENCODINGS_BASE`` stays set for the process, because LMDeploy's
+    and lmparse's Harmony parsers load the encoding when the server builds them."""
+    os.environ.setdefault("TIKTOKEN_ENCODINGS_BASE", str(harmony_vocab_dir()))
+    from openai_harmony import HarmonyEncodingName, load_harmony_encoding
+
+    ids, texts = token_stream(load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS), text)
+    return texts, [[i] for i in ids]
 
 
 Cut = Callable[[list[str], str], list[list[int]]]  # token pieces, reply text -> token indices per step
@@ -170,4 +197,6 @@ def cases() -> list[Case]:
             Case("deepseek-v32: block right after text", bare, clean(bare), (NON_STREAM, ONE, MIXED))]
     out += [Case(f"{f.name}: cut off inside call arguments (max_tokens)", f, truncated(f), (NON_STREAM, ONE),
                  finish="length") for f in (QWEN3, CODER, DSML)]
+    out += [Case("gpt-oss: reasoning, then a call", GPT_OSS, HARMONY_CALL, (NON_STREAM, ONE, THREE)),
+            Case("gpt-oss: reasoning, then text", GPT_OSS, HARMONY_TEXT, (NON_STREAM, ONE, THREE))]
     return out
