@@ -129,16 +129,18 @@ def test_lmparse_requests_keep_special_tokens_and_lmdeploys_own_do_not():
         assert engine.gen_configs[-1].skip_special_tokens is not keeps
 
 
-def test_the_stream_is_server_sent_events_ending_in_done():
+def test_each_streamed_call_opens_with_its_id_and_name_as_lmdeploys_contract_asks():
     case = CASES[0]
     app, engine = served_app(*names(case, True))
     events = sse_events(app, engine, QWEN3.request(), case.steps(case.deliveries[1]))
-    assert events[-1] == "[DONE]"
-    first = events[0]["choices"][0]["delta"]
-    assert first["role"] == "assistant"
+    assert events[-1] == "[DONE]" and events[0]["choices"][0]["delta"]["role"] == "assistant"
     calls = [c for e in events[:-1] for c in e["choices"][0]["delta"].get("tool_calls", [])]
-    assert calls[0]["id"].startswith("call_") or calls[0]["id"]
-    assert {c["index"] for c in calls} == {0, 1}
+    for index, name in ((0, "get_weather"), (1, "f")):
+        deltas = [c for c in calls if c["index"] == index]
+        assert deltas[0]["id"] and deltas[0]["type"] == "function" and deltas[0]["function"]["name"] == name
+        assert not any(c.get("id") for c in deltas[1:])
+    ids = {c["id"] for c in calls if c.get("id")}
+    assert len(ids) == 2
 
 
 def test_malformed_output_never_raises_out_of_the_plugin():
