@@ -1,8 +1,9 @@
 """LMDeploy's own api_server with a stand-in engine, and an OpenAI SDK client over its routes.
 
-``served_app`` runs ``api_server.serve()`` itself (name validation, ``set_parsers`` with the
-CLI's parser names, the FastAPI app with LMDeploy's routers and middleware) and keeps the app
-instead of handing it to uvicorn; the engine ``serve()`` would build is replaced by
+``served_app`` runs ``lmdeploy serve api_server`` (LMDeploy's CLI parsing and its ``api_server``
+command, which builds the engine config and calls ``api_server.serve()``: name validation, ``set_parsers`` with the CLI's parser names, the FastAPI app with LMDeploy's routers
+and middleware) and keeps the app instead of handing it to uvicorn; the engine ``serve()`` would
+build is replaced by
 ``StandInEngine``, which answers what the serving layer asks of LMDeploy's ``AsyncEngine``:
 ``preprocess`` and then ``generate``, yielding LMDeploy's own ``GenOut`` the way
 ``AsyncEngine.generate`` does (one per engine step with that step's new text and token ids and
@@ -16,8 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import json
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -62,19 +65,50 @@ class StandInEngine:
         yield GenOut("", 7, produced, finish, token_ids=[])
 
 
+@functools.cache
+def model_dir() -> str:
+    """A local model path, so LMDeploy's CLI looks for nothing on the Hub (the stand-in engine
+    reads no weights, and no chat template is rendered)."""
+    return tempfile.mkdtemp(prefix="lmparse-lmdeploy-model-")
+
+
+@functools.cache
+def cli_parser() -> Any:
+    """LMDeploy's CLI argument parser, built as ``lmdeploy.cli.run()`` builds it (once: it adds
+    its subcommands to a class-level parser, so a second ``run()`` in one process fails)."""
+    from lmdeploy.cli.cli import CLI
+    from lmdeploy.cli.lite import SubCliLite
+    from lmdeploy.cli.serve import SubCliServe
+
+    CLI.add_parsers()
+    SubCliServe.add_parsers()
+    SubCliLite.add_parsers()
+    return CLI.parser
+
+
 def served_app(tool_call_parser: str | None, reasoning_parser: str | None,
                arch: str = "Qwen3ForCausalLM") -> tuple[Any, StandInEngine]:
     """LMDeploy's FastAPI app as ``lmdeploy serve api_server M --tool-call-parser ...
-    --reasoning-parser ...`` builds it, and the engine behind it."""
+    --reasoning-parser ...`` builds it (the CLI's parsing and its ``api_server`` command, which
+    calls ``api_server.serve()``), and the engine behind it, given the config the CLI built."""
     engine = StandInEngine(arch=arch)
     built: list[Any] = []
+
+    def pipeline(**kwargs: Any) -> StandInEngine:
+        engine.backend_config = kwargs["backend_config"]
+        return engine
+
+    argv = ["serve", "api_server", model_dir(), "--model-name", MODEL, "--backend", "pytorch",
+            "--max-batch-size", "1", "--generation-config", "lmdeploy", "--log-level", "ERROR"]  # no GPU to size by
+    argv += ["--tool-call-parser", tool_call_parser] if tool_call_parser else []
+    argv += ["--reasoning-parser", reasoning_parser] if reasoning_parser else []
+    args = cli_parser().parse_args(argv)
     saved = api_server.get_task, api_server.uvicorn.run
-    api_server.get_task = lambda *args, **kwargs: ("llm", lambda **engine_kwargs: engine)
+    api_server.get_task = lambda *args, **kwargs: ("llm", pipeline)
     api_server.uvicorn.run = lambda app, **kwargs: built.append(app)
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # serve() prints its address three times
-            api_server.serve(MODEL, backend="pytorch", generation_config="lmdeploy", log_level="ERROR",
-                             tool_call_parser=tool_call_parser, reasoning_parser=reasoning_parser)
+            args.run(args)
     finally:
         api_server.get_task, api_server.uvicorn.run = saved
     return built[0], engine

@@ -1,9 +1,9 @@
 """lmparse's parsers through LMDeploy's own api_server, beside LMDeploy's own parser for the family.
 
-Level driven: ``api_server.serve()`` itself, as ``lmdeploy serve api_server M --tool-call-parser
-lmparse-<name> --reasoning-parser lmparse-<name>`` runs it (name validation, ``set_parsers``, the
-FastAPI app with LMDeploy's routers and middleware), with a stand-in engine (``engine.py``) and
-no uvicorn; then ``POST /v1/chat/completions``, stream and non-stream, through the ``openai``
+Level driven: ``lmdeploy serve api_server M --tool-call-parser lmparse-<name> --reasoning-parser
+lmparse-<name>`` through LMDeploy's CLI parser and command, then ``api_server.serve()`` (name
+validation, ``set_parsers``, the FastAPI app with LMDeploy's routers and middleware), with a
+stand-in engine (``engine.py``) and no uvicorn; then ``POST /v1/chat/completions``, stream and non-stream, through the ``openai``
 SDK over httpx's ASGI transport. So LMDeploy's route handler, its ``ChatRunner`` (per-result
 ``stream_chunk`` calls, the ``final`` flag, the finish reason), its response models and its SSE
 serialization all run. Each reply the SDK assembles is compared with lmparse's own
