@@ -1,11 +1,11 @@
 """LMDeploy's own api_server with a stand-in engine, and an OpenAI SDK client over its routes.
 
 ``served_app`` runs ``lmdeploy serve api_server`` (LMDeploy's CLI parsing and its ``api_server``
-command, which builds the engine config and calls ``api_server.serve()``: name validation, ``set_parsers`` with the CLI's parser names, the FastAPI app with LMDeploy's routers
-and middleware) and keeps the app instead of handing it to uvicorn; the engine ``serve()`` would
-build is replaced by
-``StandInEngine``, which answers what the serving layer asks of LMDeploy's ``AsyncEngine``:
-``preprocess`` and then ``generate``, yielding LMDeploy's own ``GenOut`` the way
+command, which builds the engine config and calls ``api_server.serve()``: name validation,
+``set_parsers`` with the CLI's parser names, the FastAPI app with LMDeploy's routers and
+middleware) and keeps the app instead of handing it to uvicorn. The engine ``serve()`` would
+build is replaced by ``StandInEngine``, which answers what the serving layer asks of LMDeploy's
+``AsyncEngine``: ``preprocess`` and then ``generate``, yielding LMDeploy's own ``GenOut`` the way
 ``AsyncEngine.generate`` does (one per engine step with that step's new text and token ids and
 no finish reason, then a last empty one carrying ``stop`` or ``length``).
 
