@@ -56,6 +56,8 @@ GLM = Family("glm47", GLM47, "glm47", "glm45", "glm47", "default", "glm-4.7-flas
 # DeepSeek-V3.2 writes a blank line before its block; LMDeploy's parser only sees a block after one.
 DSML = Family("deepseek-v32", V32, "deepseek-v32", "deepseek-v32", "deepseek-v32", "deepseek-v32",
               "deepseek-v3.2", lead="\n\n")
+DSML_AFTER_TEXT = Family("deepseek-v32", V32, "deepseek-v32", "deepseek-v32", "deepseek-v32", "deepseek-v32",
+                         "deepseek-v3.2")  # a block right after the text, as models also write it
 KIMI_K2 = Family("kimi-k2", KIMI, "kimi-k2", "kimi-k2", "kimi-k2", "default", None)
 GPT_OSS = Family("gpt-oss", None, "gpt-oss", "gpt-oss", "", None, "o200k_harmony", response="gpt-oss",
                  arch="GptOssForCausalLM")
@@ -190,11 +192,9 @@ def cases() -> list[Case]:
     out += [Case(f"{f.name}: two calls together (SGLang #37634)", f, clean(f), (two_calls(f),))
             for f in (QWEN3, GLM, KIMI_K2)]
     out += [Case(f"{f.name}: a call right after `</think>` (vLLM #39056, #42400)", f, no_text(f),
-                 (think_and_opener(f), ONE)) for f in (QWEN3, DSML)]
-    bare = Family("deepseek-v32", V32, "deepseek-v32", "deepseek-v32", "deepseek-v32", "deepseek-v32",
-                  "deepseek-v3.2")
+                 (think_and_opener(f), ONE)) for f in (QWEN3, GLM, DSML)]
     out += [Case("deepseek-v32: DSML under multi-token deltas (vLLM #40800, #54686)", DSML, clean(DSML), (MIXED,)),
-            Case("deepseek-v32: block right after text", bare, clean(bare), (NON_STREAM, ONE, MIXED))]
+            Case("deepseek-v32: block right after text", DSML_AFTER_TEXT, clean(DSML_AFTER_TEXT), (NON_STREAM, ONE, MIXED))]
     out += [Case(f"{f.name}: cut off inside call arguments (max_tokens)", f, truncated(f), (NON_STREAM, ONE),
                  finish="length") for f in (QWEN3, CODER, DSML)]
     out += [Case("gpt-oss: reasoning, then a call", GPT_OSS, HARMONY_CALL, (NON_STREAM, ONE, THREE)),

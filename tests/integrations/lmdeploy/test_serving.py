@@ -112,7 +112,7 @@ def test_every_clean_reply_has_reasoning_text_and_two_calls():
 
 def test_a_hard_delivery_puts_its_whole_span_into_one_engine_step():
     hard = [(case, d) for case in CASES for d in case.deliveries if "one delta" in d.label]
-    assert len(hard) == 8
+    assert len(hard) == 9
     for case, delivery in hard:
         texts = [text for text, _ in case.steps(delivery)]
         wire = case.family.wire
