@@ -79,7 +79,8 @@ def test_the_cli_wrapper_runs_lmdeploys_cli_with_the_names_registered():
     assert run.returncode == 0, run.stderr[-2000:]
     help_text = "".join(run.stdout.split())  # argparse wraps its help at hyphens too
     assert "--tool-call-parser" in help_text
-    for name in ("lmparse-qwen3", "lmparse-qwen3coder", "lmparse-glm47", "lmparse-deepseek-v32", "lmparse-kimi-k2"):
+    for name in ("lmparse-qwen3", "lmparse-qwen3coder", "lmparse-glm47", "lmparse-deepseek-v32", "lmparse-kimi-k2",
+                 "lmparse-gpt-oss"):
         assert f"'{name}'" in help_text, name
 
 
