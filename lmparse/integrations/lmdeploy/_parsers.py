@@ -37,6 +37,7 @@ from lmparse.messages import DeltaMessage, ParsedMessage
 __all__ = ["PREFIX", "DefaultResponseParser", "LmparseResponseParser", "register", "registered_names"]
 
 PREFIX = "lmparse-"
+HARMONY = "gpt-oss"  # a response parser in lmparse, not a tool or reasoning parser: see ``_harmony``
 
 
 class LmparseToolParser(ToolParser):  # type: ignore[misc]  # LMDeploy is untyped
@@ -84,24 +85,12 @@ def _reasoning_class(name: str) -> type[LmparseReasoningParser]:
     return type(f"Lmparse_{name}_ReasoningParser", (LmparseReasoningParser,), attrs)
 
 
-class LmparseResponseParser(ResponseParser):  # type: ignore[misc]
-    """One request's reply, parsed by one lmparse parser and handed back in LMDeploy's types."""
+class LmparseParsing:
+    """What an lmparse-backed LMDeploy response parser answers: ``stream_chunk`` and
+    ``parse_complete`` from one lmparse parser (``_parser``), in LMDeploy's types."""
 
-    supports_required_tool_choice: ClassVar[bool] = True
-
-    def __init__(self, request: Any, tool_parser: str | None, reasoning_parser: str | None,
-                 response_parser: str = "default") -> None:
-        super().__init__(request)
-        template_kwargs = BaseResponseParser.chat_template_kwargs_from_request(request)
-        rendered = dump_tools(request).model_copy(update={"skip_special_tokens": False})  # markers are text
-        self.request = _constrained(normalize_chat_request(rendered), tool_parser)
-        seen = {"tools": [t.model_dump(mode="json") for t in request.tools or []],
-                "tool_choice": _plain(request.tool_choice), "parallel_tool_calls": request.parallel_tool_calls,
-                "chat_template_kwargs": template_kwargs}
-        self._parser = lmparse.create_parser(tool_parser, reasoning_parser, response_parser, request=seen)
-        # LMDeploy's serving layer reads ``tool_parser is not None`` for the finish reason.
-        self.tool_parser: object | None = _tool_class(tool_parser) if tool_parser else None
-        self.reasoning_tokens: int | None = None
+    _parser: Any
+    reasoning_tokens: int | None
 
     def stream_chunk(self, delta_text: str, delta_token_ids: list[int],
                      **kwargs: Any) -> list[tuple[Any, bool]]:
@@ -118,6 +107,30 @@ class LmparseResponseParser(ResponseParser):  # type: ignore[misc]
                                                                   arguments=call.function.arguments))
                  for call in message.tool_calls]
         return message.content or None, calls or None, message.reasoning_content
+
+
+def request_seen(request: Any) -> dict[str, Any]:
+    """The fields of LMDeploy's request that lmparse reads, as lmparse reads them."""
+    return {"tools": [t.model_dump(mode="json") for t in request.tools or []],
+            "tool_choice": _plain(request.tool_choice), "parallel_tool_calls": request.parallel_tool_calls,
+            "chat_template_kwargs": BaseResponseParser.chat_template_kwargs_from_request(request)}
+
+
+class LmparseResponseParser(LmparseParsing, ResponseParser):  # type: ignore[misc]
+    """One request's reply, parsed by one lmparse parser and handed back in LMDeploy's types."""
+
+    supports_required_tool_choice: ClassVar[bool] = True
+
+    def __init__(self, request: Any, tool_parser: str | None, reasoning_parser: str | None,
+                 response_parser: str = "default") -> None:
+        super().__init__(request)
+        rendered = dump_tools(request).model_copy(update={"skip_special_tokens": False})  # markers are text
+        self.request = _constrained(normalize_chat_request(rendered), tool_parser)
+        self._parser = lmparse.create_parser(tool_parser, reasoning_parser, response_parser,
+                                             request=request_seen(request))
+        # LMDeploy's serving layer reads ``tool_parser is not None`` for the finish reason.
+        self.tool_parser: object | None = _tool_class(tool_parser) if tool_parser else None
+        self.reasoning_tokens: int | None = None
 
 
 def _plain(value: Any) -> Any:
@@ -169,8 +182,11 @@ class DefaultResponseParser(BaseResponseParser):  # type: ignore[misc]
         cls.lmparse_names = (ours[0], ours[1]) if any(ours) else None
 
     def __new__(cls, request: Any) -> Any:
-        if cls.lmparse_names is not None:
-            return LmparseResponseParser(request, *cls.lmparse_names)
+        names = cls.lmparse_names
+        if names is not None and HARMONY in names:  # lmparse's Harmony parser, whatever the architecture
+            return ResponseParserManager.get(PREFIX + HARMONY)(request)
+        if names is not None:
+            return LmparseResponseParser(request, *names)
         return super().__new__(cls)
 
 

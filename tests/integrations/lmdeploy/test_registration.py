@@ -18,6 +18,7 @@ from lmdeploy.serve.parsers.tool_parser import ToolParserManager
 import lmparse
 from lmparse.integrations import lmdeploy as plugin
 
+from ...support.harmony import harmony_vocab_dir
 from .engine import stand_in_context
 
 REQUEST = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}])
@@ -78,7 +79,8 @@ def test_the_cli_wrapper_runs_lmdeploys_cli_with_the_names_registered():
     assert run.returncode == 0, run.stderr[-2000:]
     help_text = "".join(run.stdout.split())  # argparse wraps its help at hyphens too
     assert "--tool-call-parser" in help_text
-    for name in ("lmparse-qwen3", "lmparse-qwen3coder", "lmparse-glm47", "lmparse-deepseek-v32", "lmparse-kimi-k2"):
+    for name in ("lmparse-qwen3", "lmparse-qwen3coder", "lmparse-glm47", "lmparse-deepseek-v32", "lmparse-kimi-k2",
+                 "lmparse-gpt-oss"):
         assert f"'{name}'" in help_text, name
 
 
@@ -92,3 +94,34 @@ def test_a_required_call_gets_a_structural_tag_and_special_tokens_kept():
     assert adjusted.response_format["type"] == "structural_tag"
     assert "<tool_call>" in json.dumps(adjusted.response_format)
     assert adjusted.skip_special_tokens is False
+
+
+@pytest.fixture
+def harmony_vocab(monkeypatch):
+    monkeypatch.setenv("TIKTOKEN_ENCODINGS_BASE", str(harmony_vocab_dir()))
+
+
+def test_gpt_oss_stays_lmdeploys_own_unless_lmparse_gpt_oss_is_named(harmony_vocab):
+    from lmparse.integrations.lmdeploy._harmony import GptOssResponseParser, LmparseGptOssResponseParser
+
+    assert ResponseParserManager.get("gpt-oss") is GptOssResponseParser
+    assert ResponseParserManager.get("lmparse-gpt-oss") is LmparseGptOssResponseParser
+    context = stand_in_context("GptOssForCausalLM")
+    api_server.set_parsers(context, None, None)
+    own = context.response_parser_cls(REQUEST)
+    assert type(own).__mro__[1].__module__.startswith("lmdeploy.")
+    assert not isinstance(own, LmparseGptOssResponseParser)
+    api_server.set_parsers(context, "lmparse-gpt-oss", "lmparse-gpt-oss")
+    assert isinstance(context.response_parser_cls(REQUEST), LmparseGptOssResponseParser)
+    api_server.set_parsers(context, None, None)  # and back
+    assert not isinstance(context.response_parser_cls(REQUEST), LmparseGptOssResponseParser)
+
+
+def test_lmparse_gpt_oss_chooses_lmparses_harmony_parser_under_any_architecture(harmony_vocab):
+    from lmparse.integrations.lmdeploy._harmony import LmparseGptOssResponseParser
+
+    context = stand_in_context("Qwen3ForCausalLM")
+    api_server.set_parsers(context, None, "lmparse-gpt-oss")
+    parser = context.response_parser_cls(REQUEST)
+    assert isinstance(parser, LmparseGptOssResponseParser)
+    assert parser._parser.state.source is None  # lmparse's HarmonyResponseParser, not yet fed
