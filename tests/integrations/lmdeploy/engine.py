@@ -16,10 +16,12 @@ ASGI transport (no socket) and folds what the SDK parses, stream or not.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import functools
 import io
 import json
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -69,7 +71,9 @@ class StandInEngine:
 def model_dir() -> str:
     """A local model path, so LMDeploy's CLI looks for nothing on the Hub (the stand-in engine
     reads no weights, and no chat template is rendered)."""
-    return tempfile.mkdtemp(prefix="lmparse-lmdeploy-model-")
+    path = tempfile.mkdtemp(prefix="lmparse-lmdeploy-model-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 @functools.cache

@@ -14,6 +14,7 @@ otherwise. A reply given as pieces is each piece tokenized by the real tokenizer
 from __future__ import annotations
 
 import asyncio
+import atexit
 import gzip
 import json
 import shutil
@@ -58,6 +59,7 @@ def model_dir(family: str) -> Path:
         return _DIRS[family]
     tok, template, _ = FAMILIES[family]
     dest = Path(tempfile.mkdtemp(prefix=f"lmparse-vllm-{family}-"))
+    atexit.register(shutil.rmtree, dest, True)
     with gzip.open(_data(f"{tok}/tokenizer.json.gz"), "rb") as src, open(dest / "tokenizer.json", "wb") as out:
         shutil.copyfileobj(src, out)
     config = json.loads(_data(f"{tok}/tokenizer_config.json").read_text(encoding="utf-8"))
