@@ -142,10 +142,14 @@ class BaseResponseParser(ResponseParser):
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
             in_reasoning = reasoning_parser.starts_in_reasoning()
         self._end_tag = end
+        # A call ends reasoning (Gemma 4): the close tag may still come, stray, in the content.
+        self._call_ends_reasoning = reasoning_parser is not None and reasoning_parser.tool_call_ends_reasoning
+        stray = (end,) if self._call_ends_reasoning else ()
         # Shared between parsers (cached by content); at the start of a reply that begins in
         # reasoning, an explicit open tag is dropped: ``_leading_markers`` look for it.
         self._plain_markers, self._reasoning_markers, self._leading_markers = (
-            MarkerSet.of((start, *open_tags)), MarkerSet.of((end, *open_tags)), MarkerSet.of((start, end, *open_tags)))
+            MarkerSet.of((start, *stray, *open_tags)), MarkerSet.of((end, *open_tags)),
+            MarkerSet.of((start, end, *open_tags)))
         if in_reasoning:
             self._state = _REASONING_START
         else:
@@ -296,6 +300,8 @@ class BaseResponseParser(ResponseParser):
         tag = match.group()
         if tag in self._open_tags:
             return self._open_block(tag, start, end), True
+        if tag == self._end_tag:
+            return end, True  # a stray close tag after a call ended the reasoning
         self._state = _REASONING  # the reasoning open tag
         self._tokens.open(self._base + end)
         return end, True
@@ -348,6 +354,9 @@ class BaseResponseParser(ResponseParser):
         return end
 
     def _enter_tool(self, opening: str, abs_start: int, open_tag: str, opening_in_payload: bool = False) -> None:
+        if self._state != _PLAIN and self._call_ends_reasoning:
+            self._tokens.close(abs_start)
+            self._state = _PLAIN
         self._resume = _PLAIN if self._state == _PLAIN else _REASONING
         self._state = _TOOL
         self._replay.begin(opening, abs_start, opening_in_payload)
