@@ -113,6 +113,7 @@ class Gemma4ReasoningParser(ReasoningParser):
 
     start_tag = "<|channel>thought\n"
     end_tag = "<channel|>"
+    start_tag_prefixes = ("<|channel>thought", "<|channel>")  # three tokens: 100, thought, \n
     tool_call_ends_reasoning = True
 
     def starts_in_reasoning(self) -> bool:

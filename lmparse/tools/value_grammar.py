@@ -167,9 +167,10 @@ class LiteralTranslator:
         while pos < n and not (self.done or self.broken):
             state = self._state
             if state == _STRING:
+                before = pos
                 pos = self._string(text, pos, final)
-                if self._state == _STRING:
-                    break
+                if self._state == _STRING and pos == before:
+                    break  # a partial delimiter or escape: wait for more
             elif state == _SCALAR or state == _BARE_KEY:
                 pos = self._bare(text, pos)
                 if self._state == state:
@@ -188,8 +189,9 @@ class LiteralTranslator:
         return pos
 
     def finish(self) -> None:
-        """The input ended: a bare scalar read so far is written as it stands, a bare key
-        as the unterminated JSON string it began (as a JSON dialect forwards ``{"ci``)."""
+        """The input ended (or the value broke off): a bare scalar read so far is written as
+        it stands, a bare key as the unterminated JSON string it began (as a JSON dialect
+        forwards ``{"ci``), so what was read is never lost."""
         if self._token:
             token = "".join(self._token)
             if self._state == _SCALAR:
@@ -280,16 +282,14 @@ class LiteralTranslator:
         if end == len(text):
             return end
         c = text[end]
+        if (c != g.key_end or not "".join(self._token).strip(WHITESPACE)) if key else c in g.forbidden:
+            self.broken = True
+            self.finish()
+            return end
         if key:
-            if c != g.key_end or not "".join(self._token).strip(WHITESPACE):
-                self.broken = True
-                return end
             self.writer.key("".join(self._token).strip(WHITESPACE))
             self._state = _VALUE
             end += 1
-        elif c in g.forbidden:
-            self.broken = True
-            return end
         else:
             self.writer.scalar("".join(self._token))
             self._state = _AFTER  # the terminator itself is the next structural step

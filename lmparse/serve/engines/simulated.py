@@ -162,7 +162,8 @@ class SimulatedEngine(Engine):
         if reply.reasoning is not None and self._reasoning is not None:
             if calls and reply.calls_in_reasoning:
                 start = self._reasoning.start_tag or ""
-                parts.append(f"{start}{reply.reasoning}{calls}{reply.reasoning_after}{self._reasoning.end_tag}")
+                reopen = start if self._reasoning.tool_call_ends_reasoning else ""  # the call closed it
+                parts.append(f"{start}{reply.reasoning}{calls}{reopen}{reply.reasoning_after}{self._reasoning.end_tag}")
                 calls = ""
             else:
                 parts.append(self._reasoning.render(reply.reasoning))

@@ -11,7 +11,8 @@ ARGS has bare keys, raw strings between ``<|"|>`` delimiters (no escaping: ``"``
 ``}`` and newlines appear as they are), bare numbers / ``true`` / ``false`` / ``null`` and
 nested ``{}`` / ``[]``; ``lmparse.tools.value_grammar`` turns it into JSON as it streams (a
 string as it grows, a bare scalar once its terminator arrives).  ``<|tool_response>``
-after a call ends generation and is consumed with the call.  Cheap variants accepted (vLLM
+ends generation (llama.cpp stops there; the 31B template writes it after the turn's
+content): it opens a block that takes the rest of the reply, recorded in ``dropped``.  Cheap variants accepted (vLLM
 ``parser/gemma4.py``, ``tool_parsers/gemma4_utils.py``): ``:NAME{`` without ``call``, and
 ``<turn|>`` in place of ``<tool_call|>``.  No call id or index is written.
 
@@ -36,6 +37,7 @@ TOOL_CALL = "<|tool_call>"
 TOOL_CALL_END = "<tool_call|>"
 TOOL_RESPONSE = "<|tool_response>"  # the model's end of generation after its calls
 TURN_END = "<turn|>"
+PAST_END = "after <|tool_response>: the model wrote past its end of generation"
 STRING = '<|"|>'
 _CALL, _BARE = "call:", ":"
 _NAME = re.compile(r"[^{}()<>\s,:]*")  # characters of a function name
@@ -45,15 +47,21 @@ _HEAD, _ARGS = range(2)
 
 @ToolParserManager.register_module("gemma4")
 class Gemma4ToolParser(ToolParser):
-    tool_open_tags = (TOOL_CALL,)
+    tool_open_tags = (TOOL_CALL, TOOL_RESPONSE)
     tool_close_tag = TOOL_CALL_END
     tool_close_prefixes = ()  # every marker is one special token (gemma-4/)
+
+    def start_block(self, open_tag: str) -> None:
+        super().start_block(open_tag)
+        self._past_end: list[str] | None = [] if open_tag == TOOL_RESPONSE else None
 
     def _reset_payload(self) -> None:
         self._phase = _HEAD
         self._literal = LiteralTranslator(GEMMA_LITERAL)
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+        if self._past_end is not None:
+            return self._consume_past_end(self._past_end, text, final)
         pos = 0
         if self._phase == _HEAD:
             found = self._consume_head(text, deltas)
@@ -91,21 +99,28 @@ class Gemma4ToolParser(ToolParser):
         self._phase = _ARGS
         return end
 
+    def _consume_past_end(self, past_end: list[str], text: str, final: bool) -> int:
+        """After ``<|tool_response>`` the model plays the tool: not the reply.  Kept for
+        ``dropped`` (one record at the end, if anything came)."""
+        self._committed = True
+        past_end.append(text)
+        if final:
+            past = "".join(past_end)
+            if past:
+                self._calls.cut(past, PAST_END)
+            self._payload_closed = True
+        return len(text)
+
     def _consume_close(self, text: str, pos: int, final: bool) -> int:
+        if self._past_end is not None:
+            self._closed = True
+            return pos
         if text.startswith(TURN_END, pos):  # the turn ended where the close tag belonged
             self._closed = True
             return pos + len(TURN_END)
         if not final and at_partial(text, pos, TURN_END, TOOL_CALL_END):
             return pos
-        end = super()._consume_close(text, pos, final)
-        if not self._closed or end == pos:
-            return end
-        if text.startswith(TOOL_RESPONSE, end):
-            return end + len(TOOL_RESPONSE)
-        if not final and (end == len(text) or at_partial(text, end, TOOL_RESPONSE)):
-            self._closed = False  # the end of generation may follow: decide with the next text
-            return pos
-        return end
+        return super()._consume_close(text, pos, final)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
