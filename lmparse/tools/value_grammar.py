@@ -30,7 +30,7 @@ import re
 
 from ..markers import WHITESPACE, held_prefix_start
 
-__all__ = ["JsonWriter", "ValueGrammar", "LiteralTranslator", "type_bare_scalar", "GEMMA_LITERAL"]
+__all__ = ["JsonWriter", "ValueGrammar", "LiteralTranslator", "type_bare_scalar", "render_literal", "GEMMA_LITERAL"]
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # Bare words with a JSON meaning; ``None`` is how a Jinja template prints a Python None.
@@ -131,6 +131,19 @@ class ValueGrammar:
         specials = re.escape(key_end + item_sep + "{}[]" + forbidden + string_open[0])
         self._key_body = re.compile(f"[^{specials}]*")
         self._scalar_body = re.compile(f"[^{re.escape(item_sep + '}]' + forbidden)}]*")
+
+
+def render_literal(value: object, grammar: ValueGrammar) -> str:
+    """A JSON value written in ``grammar`` (keys in the order given; strings must not hold the
+    closing delimiter, and are written raw: no grammar here escapes on output)."""
+    if isinstance(value, dict):
+        pairs = (f"{k}{grammar.key_end}{render_literal(v, grammar)}" for k, v in value.items())
+        return "{" + grammar.item_sep.join(pairs) + "}"
+    if isinstance(value, list):
+        return "[" + grammar.item_sep.join(render_literal(v, grammar) for v in value) + "]"
+    if isinstance(value, str):
+        return f"{grammar.string_open}{value}{grammar.string_close}"
+    return json.dumps(value)
 
 
 # Gemma 4: ``<|"|>`` around raw strings (no escaping at all), bare keys.

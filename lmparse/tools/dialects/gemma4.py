@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
-
 from ...registry import ToolParserManager
 from ..base import Deltas, ToolParser
-from ..value_grammar import GEMMA_LITERAL, LiteralTranslator
+from ..syntax import CallSyntax, derive_call_syntax
+from ..value_grammar import GEMMA_LITERAL, LiteralTranslator, render_literal
 from ._syntax import at_partial
 
 TOOL_CALL = "<|tool_call>"
@@ -124,16 +123,14 @@ class Gemma4ToolParser(ToolParser):
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
-        return "".join(f"{TOOL_CALL}call:{name}{render_literal(json.loads(args))}{TOOL_CALL_END}"
-                       for name, args in calls)
+        return "".join(f"{TOOL_CALL}call:{name}{write_arguments(args)}{TOOL_CALL_END}" for name, args in calls)
+
+    @classmethod
+    def call_syntax(cls) -> CallSyntax | None:
+        """Gemma object-literal arguments (``lmparse.constrain`` spells them with ``gemma`` rules)."""
+        return derive_call_syntax(cls, "gemma", write_arguments)
 
 
-def render_literal(value: Any) -> str:
-    """A JSON value as a Gemma object literal (keys in the order given; the template sorts them)."""
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{k}:{render_literal(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(render_literal(v) for v in value) + "]"
-    if isinstance(value, str):
-        return f"{STRING}{value}{STRING}"
-    return json.dumps(value)
+def write_arguments(arguments: str) -> str:
+    """JSON arguments as the template writes them (it also sorts keys; the parser does not care)."""
+    return render_literal(json.loads(arguments), GEMMA_LITERAL)
