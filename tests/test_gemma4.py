@@ -157,10 +157,14 @@ VARIANTS = [
     ("turn_end_in_place_of_close", "<|tool_call>call:get_weather{city:" + Q + "Paris" + Q + ",days:3}<turn|>",
      Expected(None, None, WEATHER)),
     ("reasoning_label_is_stripped", "<|channel>thought\nhmm<channel|>ok", Expected("ok", "hmm")),
+    ("channel_without_its_label", "<|channel>hmm<channel|>ok", Expected("ok", "hmm")),
+    ("doubled_channel_open", "<|channel><|channel>thought\nhmm<channel|>ok", Expected("ok", "hmm")),
+    ("label_only_at_the_start", "<|channel>thought\nthought\n<channel|>", Expected(None, "thought\n")),
     ("empty_channel_after_content", "ok<|channel>thought\n<channel|>", Expected("ok")),
     ("call_ends_reasoning", "<|channel>thought\nhmm" + CALL, Expected(None, "hmm", WEATHER)),
     ("stray_close_after_a_call_is_dropped", "<|channel>thought\nhm" + CALL + "<channel|>Done.",
      Expected("Done.", "hm", WEATHER)),
+    ("key_that_breaks_off_goes_back_to_text", "<|tool_call>call:f{ab<b>x", Expected("ab<b>x", None, [("f", "{")])),
     ("no_call_word_is_text", "<|tool_call>hello<tool_call|>", Expected("<|tool_call>hello<tool_call|>")),
     ("unknown_name_dropped", GEMMA4.call("zzz", "{}") + CALL, Expected(None, None, WEATHER)),
 ]
@@ -277,6 +281,7 @@ def test_markers_are_single_tokens(marker, token_id):
 def test_declared_prefixes_match_the_real_tokenizer():
     reasoning = ReasoningParserManager.get("gemma4")
     check_declared(reasoning.start_tag_prefixes, reasoning.start_tag, ("gemma-4",))
+    assert len(load_tokenizer("gemma-4").encode(reasoning.start_label)) == 2  # thought, \n: held as text
     check_declared(reasoning.end_tag_prefixes, reasoning.end_tag, ("gemma-4",))
     tool = ToolParserManager.get("gemma4")
     check_declared(tool.tool_close_prefixes, tool.tool_close_tag, ("gemma-4",))

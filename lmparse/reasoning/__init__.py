@@ -25,6 +25,8 @@ class ReasoningParser:
     # A tool call opened while reasoning ends the reasoning; a close tag the model still
     # writes after it is a stray tag, dropped from the content.
     tool_call_ends_reasoning: bool = False
+    # A label the open tag may carry, dropped (Gemma 4's channel name ``thought\n``).
+    start_label: str = ""
 
     def __init__(self, request: ParserRequest) -> None:
         self.request = request
@@ -106,14 +108,14 @@ class MiniMaxM2ReasoningParser(ReasoningParser):
 @ReasoningParserManager.register_module("gemma4")
 class Gemma4ReasoningParser(ReasoningParser):
     """``<|channel>thought\n`` ... ``<channel|>``: ``thought`` + newline is the channel's label,
-    not reasoning, so it is part of the open tag.  Replies start plain (the templates prefill
-    nothing, or an empty closed channel when thinking is off) and the model opens the channel
-    itself; a ``<|tool_call>`` while reasoning ends it (vLLM's REASONING + TOOL_START).
+    not reasoning (dropped; a doubled ``<|channel>`` too).  Replies start plain (the templates
+    prefill nothing, or an empty closed channel when thinking is off) and the model opens the
+    channel itself; a ``<|tool_call>`` while reasoning ends it (vLLM's REASONING + TOOL_START).
     ``<|channel>`` 100 and ``<channel|>`` 101 are single special tokens in ``gemma-4/``."""
 
-    start_tag = "<|channel>thought\n"
+    start_tag = "<|channel>"
+    start_label = "thought\n"
     end_tag = "<channel|>"
-    start_tag_prefixes = ("<|channel>thought", "<|channel>")  # three tokens: 100, thought, \n
     tool_call_ends_reasoning = True
 
     def starts_in_reasoning(self) -> bool:

@@ -142,6 +142,10 @@ class BaseResponseParser(ResponseParser):
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
             in_reasoning = reasoning_parser.starts_in_reasoning()
         self._end_tag = end
+        self._start_tag = start
+        # A label the open tag may carry (Gemma 4's ``thought\n``) is the channel's, not reasoning.
+        self._label = reasoning_parser.start_label if reasoning_parser is not None else ""
+        self._at_label = False  # reasoning just opened: its label may come next
         # A call ends reasoning (Gemma 4): the close tag may still come, stray, in the content.
         self._call_ends_reasoning = reasoning_parser is not None and reasoning_parser.tool_call_ends_reasoning
         stray = (end,) if self._call_ends_reasoning else ()
@@ -303,10 +307,31 @@ class BaseResponseParser(ResponseParser):
         if tag == self._end_tag:
             return end, True  # a stray close tag after a call ended the reasoning
         self._state = _REASONING  # the reasoning open tag
+        self._at_label = bool(self._label)
         self._tokens.open(self._base + end)
         return end, True
 
+    def _skip_label(self, buf: str, pos: int, final: bool) -> int | None:
+        """Past the open tag's label, or a repeated open tag (the label may still follow);
+        None while what came may still be either."""
+        label, start = self._label, self._start_tag or ""
+        while start and buf.startswith(start, pos):
+            pos += len(start)
+        if buf.startswith(label, pos):
+            self._at_label = False
+            return pos + len(label)
+        rest = buf[pos:]
+        if not final and any(len(rest) < len(m) and m.startswith(rest) for m in (label, start) if m):
+            return None
+        self._at_label = False
+        return pos
+
     def _reasoning(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        if self._at_label:
+            found = self._skip_label(buf, pos, final)
+            if found is None:
+                return pos, False
+            pos = found
         match = self._reasoning_markers.search(buf, pos)
         if match is None:
             return self._text_tail(buf, pos, self._reasoning_markers, deltas, final, False)
@@ -340,6 +365,7 @@ class BaseResponseParser(ResponseParser):
         elif before and not before.isspace():
             append_text(deltas, False, tag)  # text came first: not a leading tag, just text
         else:
+            self._at_label = bool(self._label)
             self._tokens.open(self._base + end)  # a leading open tag: dropped
         return end, True
 

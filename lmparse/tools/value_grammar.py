@@ -16,11 +16,13 @@ Two halves, so other families reuse either one:
   grammar; a family with quoted keys or another string delimiter is another grammar.
 
 Streaming: a string value's text is written as it arrives (only a possible partial closing
-delimiter is left unconsumed, at most ``len(close) - 1`` characters); a bare key or scalar
-is consumed into the translator's own buffer and written once its terminator arrives
-(``tr`` may still become ``true``, ``108.`` ``108.2``), so held text is never scanned
-again.  Every run of ordinary text is found by one compiled regex or ``str.find``; Python
-runs once per structural character, never per character of text.
+delimiter is left unconsumed, at most ``len(close) - 1`` characters); a bare scalar is
+consumed into the translator's own buffer and written once its terminator arrives (``tr``
+may still become ``true``, ``108.`` ``108.2``), so held text is never scanned again.  A
+bare key is left unconsumed until its ``:`` (at most ``_MAX_KEY`` characters, looked at
+again with each chunk): a key that breaks off is then given back as text, not lost.
+Every run of ordinary text is found by one compiled regex or ``str.find``; Python runs
+once per structural character, never per character of text.
 """
 
 from __future__ import annotations
@@ -83,6 +85,11 @@ class JsonWriter:
     def key(self, name: str) -> None:
         self._separate()
         self.out.append(f'"{_escaped(name)}": ')
+
+    def key_start(self, name: str) -> None:
+        """A key cut off by the end of the input: its JSON string, unterminated."""
+        self._separate()
+        self.out.append(f'"{_escaped(name)}')
 
     @property
     def empty(self) -> bool:
@@ -149,6 +156,7 @@ def render_literal(value: object, grammar: ValueGrammar) -> str:
 # Gemma 4: ``<|"|>`` around raw strings (no escaping at all), bare keys.
 GEMMA_LITERAL = ValueGrammar('<|"|>', '<|"|>')
 
+_MAX_KEY = 256  # a bare key runs this long without its ``:``: not a key
 # Lexer states.
 _VALUE, _KEY, _AFTER, _STRING, _BARE_KEY, _SCALAR = range(6)
 
@@ -167,7 +175,7 @@ class LiteralTranslator:
         self.writer = JsonWriter()
         self._stack: list[str] = []  # open containers' closing brackets
         self._state = _VALUE
-        self._token: list[str] = []  # a bare key or scalar read so far
+        self._token: list[str] = []  # a bare scalar read so far
         self.done = False
         self.broken = False
 
@@ -185,8 +193,9 @@ class LiteralTranslator:
                 if self._state == _STRING and pos == before:
                     break  # a partial delimiter or escape: wait for more
             elif state == _SCALAR or state == _BARE_KEY:
-                pos = self._bare(text, pos)
-                if self._state == state:
+                before = pos
+                pos = (self._bare if state == _SCALAR else self._key)(text, pos, final)
+                if self._state == state and (pos == before or state == _SCALAR):
                     break
             else:
                 while pos < n and text[pos] in WHITESPACE:
@@ -203,15 +212,9 @@ class LiteralTranslator:
 
     def finish(self) -> None:
         """The input ended (or the value broke off): a bare scalar read so far is written as
-        it stands, a bare key as the unterminated JSON string it began (as a JSON dialect
-        forwards ``{"ci``), so what was read is never lost."""
+        it stands, so what was read is never lost."""
         if self._token:
-            token = "".join(self._token)
-            if self._state == _SCALAR:
-                self.writer.scalar(token)
-            else:
-                self.writer.string_open()
-                self.writer.string_text(token)
+            self.writer.scalar("".join(self._token))
             self._token = []
             self._state = _AFTER
 
@@ -285,26 +288,39 @@ class LiteralTranslator:
         w.string_text(text[at + 1])
         return at + 2
 
-    def _bare(self, text: str, pos: int) -> int:
-        """A bare key runs to ``key_end``, a bare scalar to a separator or closer."""
+    def _bare(self, text: str, pos: int, final: bool) -> int:
+        """A bare scalar runs to a separator or closer, read into the buffer as it comes."""
         g = self.grammar
-        key = self._state == _BARE_KEY
-        end = (g._key_body if key else g._scalar_body).match(text, pos).end()  # type: ignore[union-attr]
+        end = g._scalar_body.match(text, pos).end()  # type: ignore[union-attr]
         if end > pos:
             self._token.append(text[pos:end])
         if end == len(text):
             return end
-        c = text[end]
-        if (c != g.key_end or not "".join(self._token).strip(WHITESPACE)) if key else c in g.forbidden:
+        if text[end] in g.forbidden:
             self.broken = True
-            self.finish()
+            self.finish()  # what was read stays written
             return end
-        if key:
-            self.writer.key("".join(self._token).strip(WHITESPACE))
-            self._state = _VALUE
-            end += 1
-        else:
-            self.writer.scalar("".join(self._token))
-            self._state = _AFTER  # the terminator itself is the next structural step
+        self.writer.scalar("".join(self._token))
         self._token = []
+        self._state = _AFTER  # the terminator itself is the next structural step
         return end
+
+    def _key(self, text: str, pos: int, final: bool) -> int:
+        """A bare key runs to ``key_end``.  It stays unconsumed until then (keys are short:
+        past ``_MAX_KEY`` it is prose), so a key that breaks off goes back to the text."""
+        g = self.grammar
+        end = g._key_body.match(text, pos).end()  # type: ignore[union-attr]
+        name = text[pos:end].strip(WHITESPACE)
+        if end == len(text):
+            if final and name:  # cut off: written as the JSON string it began, like ``{"ci``
+                self.writer.key_start(name)
+                return end
+            if end - pos > _MAX_KEY:
+                self.broken = True
+            return pos
+        if text[end] != g.key_end or not name:
+            self.broken = True
+            return pos
+        self.writer.key(name)
+        self._state = _VALUE
+        return end + 1
