@@ -9,6 +9,8 @@ The router is a state table (``_TEXT_HANDLERS``, one handler per text state)::
     PLAIN            --(reasoning open tag)---------------------------> REASONING
     REASONING[_START] --(reasoning close tag)-------------------------> PLAIN
     PLAIN | REASONING[_START] --(tool open tag)------------------------> TOOL
+    (a reasoning parser may say that a call ends reasoning: the block then returns to PLAIN,
+    where a late reasoning close tag is dropped)
     TOOL             --(block closed)---------------------------------> AFTER_BLOCK
     TOOL             --(block rejected: its text is routed again)-----> where it came from
     TOOL             --(block truncated: the reply ended; markup dropped)--> AFTER_BLOCK
@@ -17,10 +19,10 @@ The router is a state table (``_TEXT_HANDLERS``, one handler per text state)::
 A reply starts in PLAIN_START (when the tool parser allows a bare start) or PLAIN, or
 in REASONING_START when the reasoning parser says replies open in reasoning.  The
 parser owns one buffer, ``_pending``: the suffix whose meaning is not yet stable (a
-possible partial tag, or what the tool parser has not consumed).  Two collaborators keep
-their own state: ``BlockReplay`` (a block's text while it may still turn back into text)
-and ``ReasoningTokenCounter``.  ``parse_complete`` is ``stream_chunk(final=True)``
-folded: there is no second grammar.
+possible partial tag, or what the tool parser has not consumed).  Three collaborators keep
+their own state: ``BlockReplay`` (a block's text while it may still turn back into text),
+``ReasoningTokenCounter`` and ``OpenTagLabel`` (a label after the reasoning open tag).
+``parse_complete`` is ``stream_chunk(final=True)`` folded: there is no second grammar.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..reasoning import ReasoningParser
 from ..registry import ResponseParserManager
 from ..request import ParserRequest
 from ..tools.base import OPEN, REJECTED, TRUNCATED, BlockStep, Deltas, DroppedCall, ToolParser, build_tool_calls
+from .label import OpenTagLabel
 from .replay import BlockReplay
 from .tokens import ReasoningTokenCounter
 
@@ -142,11 +145,8 @@ class BaseResponseParser(ResponseParser):
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
             in_reasoning = reasoning_parser.starts_in_reasoning()
         self._end_tag = end
-        self._start_tag = start
-        # A label the open tag may carry (Gemma 4's ``thought\n``) is the channel's, not reasoning.
-        self._label = reasoning_parser.start_label if reasoning_parser is not None else ""
-        self._at_label = False  # reasoning just opened: its label may come next
-        # A call ends reasoning (Gemma 4): the close tag may still come, stray, in the content.
+        self._label = OpenTagLabel(reasoning_parser.start_label if reasoning_parser else "", start)
+        # A call ends reasoning (Gemma 4): its close tag may still come, stray, in the content.
         self._call_ends_reasoning = reasoning_parser is not None and reasoning_parser.tool_call_ends_reasoning
         stray = (end,) if self._call_ends_reasoning else ()
         # Shared between parsers (cached by content); at the start of a reply that begins in
@@ -307,28 +307,13 @@ class BaseResponseParser(ResponseParser):
         if tag == self._end_tag:
             return end, True  # a stray close tag after a call ended the reasoning
         self._state = _REASONING  # the reasoning open tag
-        self._at_label = bool(self._label)
+        self._label.opened()
         self._tokens.open(self._base + end)
         return end, True
 
-    def _skip_label(self, buf: str, pos: int, final: bool) -> int | None:
-        """Past the open tag's label, or a repeated open tag (the label may still follow);
-        None while what came may still be either."""
-        label, start = self._label, self._start_tag or ""
-        while start and buf.startswith(start, pos):
-            pos += len(start)
-        if buf.startswith(label, pos):
-            self._at_label = False
-            return pos + len(label)
-        rest = buf[pos:]
-        if not final and any(len(rest) < len(m) and m.startswith(rest) for m in (label, start) if m):
-            return None
-        self._at_label = False
-        return pos
-
     def _reasoning(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
-        if self._at_label:
-            found = self._skip_label(buf, pos, final)
+        if self._label.pending:
+            found = self._label.skip(buf, pos, final)
             if found is None:
                 return pos, False
             pos = found
@@ -365,7 +350,7 @@ class BaseResponseParser(ResponseParser):
         elif before and not before.isspace():
             append_text(deltas, False, tag)  # text came first: not a leading tag, just text
         else:
-            self._at_label = bool(self._label)
+            self._label.opened()
             self._tokens.open(self._base + end)  # a leading open tag: dropped
         return end, True
 
