@@ -294,3 +294,9 @@ def test_literal_in_real_tokens_round_trips():
     if not runs:
         pytest.skip("gemma-4 tokenizer test data missing")
     assert check_parse(parser, text, None, runs)[2] == [("f", '{"city": "London", "n": [1, 2], "o": {}}')]
+
+
+def test_reasoning_renders_with_its_label_and_parses_back():
+    written = ReasoningParserManager.get("gemma4").render("Paris, then.")
+    assert written == "<|channel>thought\nParis, then.<channel|>"
+    assert result_of(parser().parse_complete(written + "Sunny.")) == ("Sunny.", "Paris, then.", [])

@@ -37,7 +37,7 @@ class ReasoningParser:
     @classmethod
     def render(cls, reasoning: str) -> str:
         """Wire text of a reasoning segment, as the model writes it."""
-        return f"{cls.start_tag or ''}{reasoning}{cls.end_tag}"
+        return f"{cls.start_tag or ''}{cls.start_label}{reasoning}{cls.end_tag}"
 
 
 @ReasoningParserManager.register_module(

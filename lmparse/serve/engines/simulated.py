@@ -161,7 +161,7 @@ class SimulatedEngine(Engine):
         parts = []
         if reply.reasoning is not None and self._reasoning is not None:
             if calls and reply.calls_in_reasoning:
-                start = self._reasoning.start_tag or ""
+                start = (self._reasoning.start_tag or "") + self._reasoning.start_label
                 reopen = start if self._reasoning.tool_call_ends_reasoning else ""  # the call closed it
                 parts.append(f"{start}{reply.reasoning}{calls}{reopen}{reply.reasoning_after}{self._reasoning.end_tag}")
                 calls = ""
