@@ -51,6 +51,7 @@ def test_every_dialect_describes_its_calls_as_its_renderer_writes_them(dialect: 
     ("deepseek-v31", "<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>", "<｜tool▁call▁end｜>"),
     ("glm47", "<tool_call>get_weather", "</tool_call>"),
     ("mistral", "[TOOL_CALLS]get_weather[ARGS]", ""),
+    ("gemma4", "<|tool_call>call:get_weather", "<tool_call|>"),
 ])
 def test_call_frames(dialect: str, begin: str, end: str) -> None:
     syntax = ToolParserManager.get(dialect).call_syntax()

@@ -133,3 +133,13 @@ def test_reply_that_starts_inside_reasoning_must_close_it(compiler: object, kind
     call = render("minimax-m2", GOOD)
     assert accepts(compiled, "Paris, then.</think>\n" + call)
     assert not accepts(compiled, call)
+
+
+@pytest.mark.parametrize("kind", ["structural_tag", "gbnf"])
+def test_gemma_strings_hold_any_text_but_their_delimiter(compiler: object, kind: str) -> None:
+    """Gemma 4's raw ``<|"|>`` strings: quotes, braces, commas and ``<`` pass; the delimiter ends one."""
+    compiled = _compiled(compiler, kind, "gemma4", "named")
+    hazards = 'Paris "FR", {x}: <b> <|x|> a<|"b'
+    assert accepts(compiled, render("gemma4", ("get_weather", json.dumps({"city": hazards}))))
+    assert not accepts(compiled, '<|tool_call>call:get_weather{city:<|"|>a<|"|>b<|"|>}<tool_call|>')
+    assert not accepts(compiled, '<|tool_call>call:get_weather{"city":<|"|>Paris<|"|>}<tool_call|>')  # keys are bare

@@ -37,11 +37,15 @@ def one_call_after_reasoning(w: Wire) -> Case:
 
 def call_nested_in_reasoning(w: Wire) -> Case:
     text = f"{w.think_open}think" + w.call("get_weather", A) + f"more{w.think_close}answer"
+    if w.call_ends_reasoning:  # the close tag after the call is stray
+        return text, Expected("moreanswer", "think", [("get_weather", w.arguments(A))]), w.request()
     return text, Expected("answer", "thinkmore", [("get_weather", w.arguments(A))]), w.request()
 
 
 def filtered_call_nested_in_reasoning(w: Wire) -> Case:
     text = f"{w.think_open}think" + w.call("zzz", A) + f"more{w.think_close}answer"
+    if w.call_ends_reasoning:
+        return text, Expected("moreanswer", "think", []), w.request()
     return text, Expected("answer", "thinkmore", []), w.request()
 
 
@@ -52,6 +56,8 @@ def unknown_name_dropped_dense_index(w: Wire) -> Case:
 
 def missing_reasoning_close(w: Wire) -> Case:
     text = f"{w.think_open}think" + w.call("get_weather", A) + "\nmore"
+    if w.call_ends_reasoning:
+        return text, Expected("\nmore", "think", [("get_weather", w.arguments(A))]), w.request()
     return text, Expected(None, "think\nmore", [("get_weather", w.arguments(A))]), w.request()
 
 

@@ -65,6 +65,14 @@ ROWS = [
     ("llama3", '{"name": "get_weather", "parameters": {"city": "SF"}}', [W]),
     ("llama3", '<|python_tag|>{"name": "get_weather", "parameters": {"city": "SF"}}', [W]),
     ("internlm", '<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "SF"}}<|action_end|>', [W]),
+    # Gemma 4 as PROTOCOLS.md renders google-gemma-4-31B-it.jinja, and as TOKENIZERS.md tokenizes it
+    (
+        "gemma4",
+        '<|tool_call>call:get_weather{city:<|"|>Paris "FR" & <x><|"|>,days:3,opts:{unit:<|"|>c<|"|>}}<tool_call|>'
+        '<|tool_call>call:get_weather{city:<|"|>Rome<|"|>}<tool_call|><|tool_response>',
+        [("get_weather", {"city": 'Paris "FR" & <x>', "days": 3, "opts": {"unit": "c"}}), ("get_weather", {"city": "Rome"})],
+    ),
+    ("gemma4", '<|tool_call>call:get_time{city:<|"|>London<|"|>}<tool_call|>', [("get_time", {"city": "London"})]),
 ]
 
 

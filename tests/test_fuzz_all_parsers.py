@@ -31,6 +31,8 @@ PIECES = [
     "[TOOL_CALLS]", "f[ARGS]", "[CALL_ID]abc", "[THINK]", "[/THINK]", "[f(a=1)", "g()", ")", "(", "'",
     "<|python_tag|>", "<|action_start|><|plugin|>\n", "<|action_end|>", "<|python_start|>", "<|python_end|>",
     "<function=f>\n<parameter=a>\nv\n</parameter>\n</function>",
+    "<|tool_call>", "<tool_call|>", "call:f{", ":g{", '<|"|>', "a:", "b:1", "<|tool_response>", "<turn|>",
+    "<|channel>thought\n", "<|channel>", "<channel|>", '<|tool_call>call:f{a:<|"|>x, y}<|"|>,b:[2,{c:true}]}<tool_call|>',
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

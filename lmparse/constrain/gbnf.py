@@ -22,6 +22,11 @@ __all__ = ["GbnfRules", "literal", "calls_grammar"]
 
 _JSON_CHAR = r'[^"\\\x00-\x1f] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )'
 _PYTHON_CHAR = r'[^"\\\x00-\x1f] | "\\" ( ["\\bfnrt] | "u" [0-9a-fA-F]{4} )'
+# Gemma 4 strings are raw text up to ``<|"|>``: any text that does not spell it (nor ends in
+# ``<``, which the closing delimiter would turn into it).
+_GEMMA_QUOTE = '<|"|>'
+_GEMMA_CHAR = '[^<] | "<" [^|<] | "<|" [^"<] | "<|\\"" [^|<] | "<|\\"|" [^><]'
+_IDENTIFIER = "[a-zA-Z_] [a-zA-Z0-9_]{0,63}"
 _BASE = {
     "ws": "[ \\t\\n]{0,4}",
     "integer": '"-"? ( "0" | [1-9] [0-9]{0,15} )',
@@ -70,10 +75,12 @@ def ordered(items: list[tuple[str, bool]], sep: str) -> str:
 
 
 class GbnfRules:
-    """The rules of one grammar; ``python`` spells values as Python literals."""
+    """The rules of one grammar; ``python`` spells values as Python literals, ``gemma`` as
+    Gemma 4 object literals (bare keys, ``<|"|>`` around raw strings)."""
 
-    def __init__(self, python: bool = False) -> None:
+    def __init__(self, python: bool = False, gemma: bool = False) -> None:
         self.python = python
+        self.gemma = gemma
         self.rules: dict[str, str] = {}
 
     def rule(self, name: str, expr: str) -> str:
@@ -96,6 +103,8 @@ class GbnfRules:
             if name == "number":
                 self.base("integer")
             return self.rule(name, _BASE[name])
+        if name == "string" and self.gemma:
+            return self.rule(name, f"{literal(_GEMMA_QUOTE)} ( {_GEMMA_CHAR} )* {literal(_GEMMA_QUOTE)}")
         if name == "string":
             return self.rule(name, f'"\\"" ( {_PYTHON_CHAR if py else _JSON_CHAR} )* "\\""')
         if name == "boolean":
@@ -109,7 +118,8 @@ class GbnfRules:
                 self.base(part)
             return name
         if name == "object":
-            pair = f'{self.base("string")} {ws} ":" {ws} value'
+            key = self.rule("identifier", _IDENTIFIER) if self.gemma else self.base("string")
+            pair = f'{key} {ws} ":" {ws} value'
             self.rules[name] = f'"{{" {ws} ( {pair} ( {ws} "," {ws} {pair} )* )? {ws} "}}"'
             self.base("value")
             return name
@@ -120,6 +130,10 @@ class GbnfRules:
         raise ValueError(f"no primitive {name!r}")
 
     def constant(self, value: Any) -> str:
+        if self.gemma:
+            from ..tools.value_grammar import GEMMA_LITERAL, render_literal
+
+            return literal(render_literal(value, GEMMA_LITERAL))
         if self.python:
             from ..tools.python_call import python_literal
 
@@ -155,7 +169,8 @@ class GbnfRules:
             return self.base("object")
         ws = self.base("ws")
         required = set(schema.get("required") or ())
-        items = [(f'{self.constant(key)} {ws} ":" {ws} {self.value(sub)}', key in required)
+        items = [(f'{literal(key) if self.gemma else self.constant(key)} {ws} ":" {ws} {self.value(sub)}',
+                  key in required)
                  for key, sub in properties.items()]
         body = ordered(items, f'{ws} "," {ws}')
         return self.fresh("object", f'"{{" {ws} {body} {ws} "}}"')
@@ -171,7 +186,7 @@ class GbnfRules:
         """Python keyword arguments ``k=v, ...`` for a parameters schema."""
         properties = schema.get("properties") if isinstance(schema, dict) else None
         if not isinstance(properties, dict):
-            name = self.rule("identifier", "[a-zA-Z_] [a-zA-Z0-9_]{0,63}")
+            name = self.rule("identifier", _IDENTIFIER)
             pair = f'{name} "=" {self.base("value")}'
             return f'( {pair} ( ", " {pair} )* )?'
         required = set(schema.get("required") or ())
@@ -214,7 +229,7 @@ class GbnfRules:
 
 
 def _arguments(rules: GbnfRules, syntax: CallSyntax, schema: Any) -> str:
-    if syntax.arguments == "json":  # a call's arguments are an object, whatever the schema leaves out
+    if syntax.arguments in ("json", "gemma"):  # an object, whatever the schema leaves out
         return rules.value({"type": "object", **schema} if isinstance(schema, dict) else {"type": "object"})
     if syntax.arguments == "python":
         return rules.kwargs(schema)
@@ -225,7 +240,7 @@ def calls_grammar(syntax: CallSyntax, functions: list[dict[str, Any]], single: b
                   reasoning: tuple[str | None, str, bool] | None = None) -> str:
     """A grammar whose sentences are one call (``single``) or one or more calls of ``functions``,
     after an optional reasoning block ``(start tag or None, end tag, the reply starts inside it)``."""
-    rules = GbnfRules(python=syntax.arguments == "python")
+    rules = GbnfRules(python=syntax.arguments == "python", gemma=syntax.arguments == "gemma")
     rules.rules["root"] = ""  # first in the text
     alternatives = []
     for fn in functions:

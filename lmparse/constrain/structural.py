@@ -6,8 +6,8 @@ Plain dicts in the shape of xgrammar 0.2.9's ``StructuralTag`` (``{"type": "stru
 in the dialect's style, end: the call's end), in a ``tags_with_separator`` with
 ``at_least_one`` (a call is required) and ``stop_after_first`` (one call only), inside the
 section markers of a dialect that groups its calls, after the reasoning block if any.
-Pythonic arguments have no XGrammar style: their content is the GBNF of ``gbnf.py``,
-which XGrammar's EBNF parser reads.
+Pythonic and Gemma 4 object-literal arguments have no XGrammar style: their content is the
+GBNF of ``gbnf.py``, which XGrammar's EBNF parser reads.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ def _const(text: str) -> Format:
 
 def _arguments(syntax: CallSyntax, schema: Any) -> Format:
     schema = {"type": "object", **schema} if isinstance(schema, dict) else {"type": "object"}
-    if syntax.arguments == "python":
-        rules = GbnfRules(python=True)
+    if syntax.arguments in ("python", "gemma"):  # no XGrammar style: a grammar of their own
+        rules = GbnfRules(python=syntax.arguments == "python", gemma=syntax.arguments == "gemma")
         rules.rules["root"] = ""
-        rules.rules["root"] = rules.kwargs(schema)
+        rules.rules["root"] = rules.kwargs(schema) if rules.python else rules.value(schema)
         return {"type": "grammar", "grammar": rules.render()}
     content: Format = {"type": "json_schema", "json_schema": schema, "style": syntax.arguments}
     if syntax.numbered:

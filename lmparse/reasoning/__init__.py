@@ -22,6 +22,11 @@ class ReasoningParser:
     # longest first (see tests/test_token_prefixes.py for the tokenizers checked).
     start_tag_prefixes: tuple[str, ...] = ()
     end_tag_prefixes: tuple[str, ...] = ()
+    # A tool call opened while reasoning ends the reasoning; a close tag the model still
+    # writes after it is a stray tag, dropped from the content.
+    tool_call_ends_reasoning: bool = False
+    # A label the open tag may carry, dropped (Gemma 4's channel name ``thought\n``).
+    start_label: str = ""
 
     def __init__(self, request: ParserRequest) -> None:
         self.request = request
@@ -32,7 +37,7 @@ class ReasoningParser:
     @classmethod
     def render(cls, reasoning: str) -> str:
         """Wire text of a reasoning segment, as the model writes it."""
-        return f"{cls.start_tag or ''}{reasoning}{cls.end_tag}"
+        return f"{cls.start_tag or ''}{cls.start_label}{reasoning}{cls.end_tag}"
 
 
 @ReasoningParserManager.register_module(
@@ -98,3 +103,20 @@ class MiniMaxM2ReasoningParser(ReasoningParser):
 
     def starts_in_reasoning(self) -> bool:
         return True
+
+
+@ReasoningParserManager.register_module("gemma4")
+class Gemma4ReasoningParser(ReasoningParser):
+    """``<|channel>thought\n`` ... ``<channel|>``: ``thought`` + newline is the channel's label,
+    not reasoning (dropped; a doubled ``<|channel>`` too).  Replies start plain (the templates
+    prefill nothing, or an empty closed channel when thinking is off) and the model opens the
+    channel itself; a ``<|tool_call>`` while reasoning ends it (vLLM's REASONING + TOOL_START).
+    ``<|channel>`` 100 and ``<channel|>`` 101 are single special tokens in ``gemma-4/``."""
+
+    start_tag = "<|channel>"
+    start_label = "thought\n"
+    end_tag = "<channel|>"
+    tool_call_ends_reasoning = True
+
+    def starts_in_reasoning(self) -> bool:
+        return False

@@ -9,6 +9,8 @@ The router is a state table (``_TEXT_HANDLERS``, one handler per text state)::
     PLAIN            --(reasoning open tag)---------------------------> REASONING
     REASONING[_START] --(reasoning close tag)-------------------------> PLAIN
     PLAIN | REASONING[_START] --(tool open tag)------------------------> TOOL
+    (a reasoning parser may say that a call ends reasoning: the block then returns to PLAIN,
+    where a late reasoning close tag is dropped)
     TOOL             --(block closed)---------------------------------> AFTER_BLOCK
     TOOL             --(block rejected: its text is routed again)-----> where it came from
     TOOL             --(block truncated: the reply ended; markup dropped)--> AFTER_BLOCK
@@ -17,10 +19,10 @@ The router is a state table (``_TEXT_HANDLERS``, one handler per text state)::
 A reply starts in PLAIN_START (when the tool parser allows a bare start) or PLAIN, or
 in REASONING_START when the reasoning parser says replies open in reasoning.  The
 parser owns one buffer, ``_pending``: the suffix whose meaning is not yet stable (a
-possible partial tag, or what the tool parser has not consumed).  Two collaborators keep
-their own state: ``BlockReplay`` (a block's text while it may still turn back into text)
-and ``ReasoningTokenCounter``.  ``parse_complete`` is ``stream_chunk(final=True)``
-folded: there is no second grammar.
+possible partial tag, or what the tool parser has not consumed).  Three collaborators keep
+their own state: ``BlockReplay`` (a block's text while it may still turn back into text),
+``ReasoningTokenCounter`` and ``OpenTagLabel`` (a label after the reasoning open tag).
+``parse_complete`` is ``stream_chunk(final=True)`` folded: there is no second grammar.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..reasoning import ReasoningParser
 from ..registry import ResponseParserManager
 from ..request import ParserRequest
 from ..tools.base import OPEN, REJECTED, TRUNCATED, BlockStep, Deltas, DroppedCall, ToolParser, build_tool_calls
+from .label import OpenTagLabel
 from .replay import BlockReplay
 from .tokens import ReasoningTokenCounter
 
@@ -142,10 +145,15 @@ class BaseResponseParser(ResponseParser):
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
             in_reasoning = reasoning_parser.starts_in_reasoning()
         self._end_tag = end
+        self._label = OpenTagLabel(reasoning_parser.start_label if reasoning_parser else "", start)
+        # A call ends reasoning (Gemma 4): its close tag may still come, stray, in the content.
+        self._call_ends_reasoning = reasoning_parser is not None and reasoning_parser.tool_call_ends_reasoning
+        stray = (end,) if self._call_ends_reasoning else ()
         # Shared between parsers (cached by content); at the start of a reply that begins in
         # reasoning, an explicit open tag is dropped: ``_leading_markers`` look for it.
         self._plain_markers, self._reasoning_markers, self._leading_markers = (
-            MarkerSet.of((start, *open_tags)), MarkerSet.of((end, *open_tags)), MarkerSet.of((start, end, *open_tags)))
+            MarkerSet.of((start, *stray, *open_tags)), MarkerSet.of((end, *open_tags)),
+            MarkerSet.of((start, end, *open_tags)))
         if in_reasoning:
             self._state = _REASONING_START
         else:
@@ -296,11 +304,19 @@ class BaseResponseParser(ResponseParser):
         tag = match.group()
         if tag in self._open_tags:
             return self._open_block(tag, start, end), True
+        if tag == self._end_tag:
+            return end, True  # a stray close tag after a call ended the reasoning
         self._state = _REASONING  # the reasoning open tag
+        self._label.opened()
         self._tokens.open(self._base + end)
         return end, True
 
     def _reasoning(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+        if self._label.pending:
+            found = self._label.skip(buf, pos, final)
+            if found is None:
+                return pos, False
+            pos = found
         match = self._reasoning_markers.search(buf, pos)
         if match is None:
             return self._text_tail(buf, pos, self._reasoning_markers, deltas, final, False)
@@ -334,6 +350,7 @@ class BaseResponseParser(ResponseParser):
         elif before and not before.isspace():
             append_text(deltas, False, tag)  # text came first: not a leading tag, just text
         else:
+            self._label.opened()
             self._tokens.open(self._base + end)  # a leading open tag: dropped
         return end, True
 
@@ -348,6 +365,9 @@ class BaseResponseParser(ResponseParser):
         return end
 
     def _enter_tool(self, opening: str, abs_start: int, open_tag: str, opening_in_payload: bool = False) -> None:
+        if self._state != _PLAIN and self._call_ends_reasoning:
+            self._tokens.close(abs_start)
+            self._state = _PLAIN
         self._resume = _PLAIN if self._state == _PLAIN else _REASONING
         self._state = _TOOL
         self._replay.begin(opening, abs_start, opening_in_payload)

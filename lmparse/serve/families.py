@@ -83,6 +83,8 @@ _ROWS = [
            description="Seed-OSS: <seed:think> reasoning, <seed:tool_call> Qwen3-Coder XML"),
     Family("mistral", "mistral", "mistral", template="Mistral-Small-3.2-24B-Instruct-2506.jinja",
            description="Mistral/Magistral: [THINK] reasoning, [TOOL_CALLS] calls"),
+    Family("gemma4", "gemma4", "gemma4", tokenizer="gemma-4", template="google-gemma-4-31B-it.jinja",
+           description="Gemma 4: <|channel>thought reasoning, <|tool_call>call:NAME{key:<|\"|>..<|\"|>}"),
     Family("gpt-oss", None, None, response_parser="gpt-oss", tokenizer="gpt-oss",
            template="openai-gpt-oss-120b.jinja",
            description="gpt-oss: Harmony channels (analysis, commentary to=functions.X, final)"),

@@ -16,6 +16,7 @@ name of an XML parameter style, whose layout ``params`` spells out.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +43,7 @@ class ParamSyntax:
 class CallSyntax:
     before_name: str
     after_name: str
-    arguments: str  # "json", "python", or an XGrammar XML style ("qwen_xml", "glm_xml", ...)
+    arguments: str  # "json", "python", "gemma" (object literals), or an XGrammar XML style ("qwen_xml", ...)
     call_end: str
     separator: str = ""
     section_open: str = ""
@@ -84,12 +85,16 @@ def _xml_params(cls: Any, one: str) -> tuple[str, ParamSyntax]:
     return one[start:end], params
 
 
-def derive_call_syntax(cls: Any, arguments: str = "json") -> CallSyntax:
-    """The syntax of ``cls`` (a tool parser class) read off its own renderings."""
+def derive_call_syntax(cls: Any, arguments: str = "json", write: Callable[[str], str] | None = None) -> CallSyntax:
+    """The syntax of ``cls`` (a tool parser class) read off its own renderings; ``write``
+    says how the dialect writes JSON arguments when it writes them as another literal syntax."""
     one = cls.render([(_NAME_1, _ARGS)])
     two = cls.render([(_NAME_1, _ARGS), (_NAME_2, _ARGS)])
     params = None
-    if arguments != "json":
+    if write is not None:
+        written = write(_ARGS)
+        one, two = one.replace(written, _SLOT), two.replace(written, _SLOT)
+    elif arguments != "json":
         written, params = _xml_params(cls, one)
         one, two = one.replace(written, _SLOT), two.replace(written, _SLOT)
     else:

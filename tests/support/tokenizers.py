@@ -29,7 +29,7 @@ DEFAULT_TESTDATA = Path.home() / ".cache" / "lmparse" / "testdata" / "tokenizers
 HF_TOKENIZERS = {
     name: f"{name}/tokenizer.json.gz"
     for name in ("qwen2.5", "qwen3", "glm-4.5", "glm-4.7-flash", "deepseek-r1", "deepseek-v3.1",
-                 "deepseek-v3.2", "deepseek-v4", "minimax-m2", "llama-3.2")
+                 "deepseek-v3.2", "deepseek-v4", "minimax-m2", "llama-3.2", "gemma-4")
 }
 SENTENCEPIECE_TOKENIZERS = {
     "internlm2": "internlm2/tokenizer.model",

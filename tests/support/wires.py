@@ -77,6 +77,7 @@ class Wire:
     thinking_off: Mapping[str, Any] | None = field(default_factory=lambda: THINKING_OFF)  # chat_template_kwargs that start a reply plain
     honours_thinking_off: bool = True  # False: the reasoning parser starts in reasoning regardless
     verbatim: bool = True  # arguments are forwarded as written (else converted by the schema)
+    call_ends_reasoning: bool = False  # a call opened while reasoning ends it (Gemma 4)
 
     # ---- writing ----------------------------------------------------------------------------
 
@@ -400,4 +401,36 @@ class PythonicWire(Wire):
 PYTHONIC = PythonicWire(id="pythonic", tool_parser="pythonic", reasoning_parser="default", open="<|python_start|>",
                         close="<|python_end|>", tokenizers=("llama-3.2",))
 
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC)
+# ---- gemma4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>, calls back to back ----------
+
+GEMMA_STRING = '<|"|>'
+
+
+def gemma_literal(value: Any) -> str:
+    """A JSON value as Gemma 4's template writes it: bare keys, ``<|"|>`` around raw strings."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{gemma_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(gemma_literal(v) for v in value) + "]"
+    if isinstance(value, str):
+        return GEMMA_STRING + value + GEMMA_STRING
+    return json.dumps(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GemmaWire(Wire):
+    verbatim: bool = False
+
+    def inner(self, name: str, args: str) -> str:
+        return f"call:{name}" + gemma_literal(json.loads(args))
+
+    def block(self, *calls: Call) -> str:
+        return "".join(self.open + self.inner(n, a) + self.close for n, a in calls)
+
+
+GEMMA4 = GemmaWire(id="gemma4", tool_parser="gemma4", reasoning_parser="gemma4", open="<|tool_call>",
+                   close="<tool_call|>", tokenizers=("gemma-4",), block_sep="", think_tag="<|channel>thought\n",
+                   think_open="<|channel>thought\n", think_close="<channel|>", thinking_off=None,
+                   call_ends_reasoning=True)
+
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4)

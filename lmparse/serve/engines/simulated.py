@@ -161,8 +161,9 @@ class SimulatedEngine(Engine):
         parts = []
         if reply.reasoning is not None and self._reasoning is not None:
             if calls and reply.calls_in_reasoning:
-                start = self._reasoning.start_tag or ""
-                parts.append(f"{start}{reply.reasoning}{calls}{reply.reasoning_after}{self._reasoning.end_tag}")
+                start = (self._reasoning.start_tag or "") + self._reasoning.start_label
+                reopen = start if self._reasoning.tool_call_ends_reasoning else ""  # the call closed it
+                parts.append(f"{start}{reply.reasoning}{calls}{reopen}{reply.reasoning_after}{self._reasoning.end_tag}")
                 calls = ""
             else:
                 parts.append(self._reasoning.render(reply.reasoning))
