@@ -140,7 +140,7 @@ class BaseResponseParser(ResponseParser):
         in_reasoning = False
         if reasoning_parser is not None:
             start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
-            in_reasoning = reasoning_parser.starts_in_reasoning()
+            in_reasoning = reasoning_parser.initial_reasoning()
         self._end_tag = end
         # Shared between parsers (cached by content); at the start of a reply that begins in
         # reasoning, an explicit open tag is dropped: ``_leading_markers`` look for it.
