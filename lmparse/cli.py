@@ -44,6 +44,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--chunk-size", type=int, default=8, help="characters per chunk with --stream (default 8)")
 
     sub.add_parser("list", help="list registered parser names")
+    ps = sub.add_parser("parsers", help="every registered parser: aliases, wire syntax, streaming, structural tag")
+    ps.add_argument("--json", action="store_true", help="one JSON array of rows instead of a table")
     sub.add_parser("demo", help="stream a built-in Qwen3 reply through the parser")
 
     s = sub.add_parser("serve", help="OpenAI and Anthropic HTTP server on the simulated model (needs lmparse[serve])")
@@ -105,6 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ("response parsers", ResponseParserManager),
             ):
                 print(f"{title}: {', '.join(registry.names())}")
+            return 0
+        if args.command == "parsers":
+            from .catalog import format_rows, parser_rows
+
+            rows = parser_rows()
+            sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n" if args.json else format_rows(rows))
             return 0
         if args.command == "serve":
             if getattr(args, "serve_missing", None):

@@ -86,6 +86,9 @@ class ResponseParser:
     (Harmony) ignores what it does not use."""
 
     markers: tuple[str, ...] = ()
+    # One line on the wire syntax and on what streams, for ``lmparse parsers``.
+    summary: str = ""
+    streaming: str = ""
 
     def __init__(
         self,
@@ -119,6 +122,9 @@ class ResponseParser:
 
 @ResponseParserManager.register_module("default")
 class BaseResponseParser(ResponseParser):
+    summary = "text routed by the reasoning parser's tags and the tool dialect's open tags"
+    streaming = "content and reasoning as they arrive (a split marker held until it resolves)"
+
     def __init__(
         self,
         request: ParserRequest,

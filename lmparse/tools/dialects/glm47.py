@@ -102,6 +102,8 @@ class Glm47ToolParser(XmlToolParser):
 class Glm45ToolParser(Glm47ToolParser):
     """Parses exactly as GLM-4.7; renders the GLM-4.5/4.6 newline layout."""
 
+    summary = "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n…</tool_call>"
+
     render_newlines = True
 
 
@@ -110,6 +112,8 @@ class Ling3ToolParser(Glm47ToolParser):
     """Ling 3.0: parses as GLM-4.7 (whitespace between tags is layout, which the hooks skip);
     its template puts a newline after NAME, between ``</arg_key>`` and ``<arg_value>`` and
     before ``</tool_call>``, and between blocks."""
+
+    summary = "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…\\n</tool_call>"
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

@@ -79,6 +79,8 @@ class Step3p5ToolParser(Qwen3CoderToolParser):
     """Step-3.5-Flash: parses as Qwen3-Coder; its template writes blocks back to back, right
     after the content (``Let me check.<tool_call>``)."""
 
+    summary = "Qwen3-Coder's <tool_call><function=NAME><parameter=K> XML, blocks back to back"
+
     block_separator = ""
 
 
