@@ -16,10 +16,7 @@ from __future__ import annotations
 from ..registry import ReasoningParserManager
 from ..request import ParserRequest
 
-__all__ = ["ReasoningParser", "DefaultReasoningParser", "ReasoningParserManager", "INITIAL_MODES",
-           "prompt_opens_reasoning"]
-
-INITIAL_MODES = ("request", "auto")
+__all__ = ["ReasoningParser", "DefaultReasoningParser", "ReasoningParserManager", "prompt_opens_reasoning"]
 
 
 def prompt_opens_reasoning(prompt: str, start_tag: str) -> bool:
