@@ -82,7 +82,7 @@ def declared_markers(tool_parser: str | None, reasoning_parser: str | None) -> l
         if cls.tool_close_tag:
             out.append(("tool close", cls.tool_close_tag, cls.tool_close_prefixes))
         for attr, what in (("parameter_open", "parameter open"), ("function_close", "function close")):
-            marker = getattr(cls, attr, "")
+            marker = getattr(cls, attr, "").strip()
             if marker and marker not in {m for _, m, _ in out}:
                 out.append((what, marker, None))
         value_close = getattr(cls, "arg_value_close", "")  # XML-like dialects only

@@ -28,7 +28,7 @@ def evidence(cls: type[ToolParser]) -> frozenset[str]:
         return frozenset(cls.template_markers)
     read = [*cls.tool_open_tags, *cls.payload_open_tags, cls.tool_close_tag,
             *(getattr(cls, a, None) for a in ("parameter_open", "function_close", "arg_value_close"))]
-    return frozenset(m for m in read if isinstance(m, str) and m)
+    return frozenset(m.strip() for m in read if isinstance(m, str) and m.strip())  # layout is no evidence
 
 
 def matching_dialects(chat_template: str | None, vocabulary: Iterable[str] = ()) -> dict[str, frozenset[str]]:

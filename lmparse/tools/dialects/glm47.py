@@ -114,12 +114,15 @@ class Ling3ToolParser(Glm47ToolParser):
     before ``</tool_call>``, and between blocks."""
 
     summary = "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…\\n</tool_call>"
+    # Where the parameters end, for the call syntax constraints are derived from (the parser
+    # itself skips the newline as layout).
+    function_close = "\n" + Glm47ToolParser.tool_close_tag
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
         return "\n".join(
             f"{cls.tool_open_tags[0]}{name}\n"
             + "".join(f"{ARG_KEY}{k}{END_ARG_KEY}\n{ARG_VALUE}{v}{END_ARG_VALUE}" for k, v in argument_items(arguments))
-            + f"\n{cls.tool_close_tag}"
+            + cls.function_close
             for name, arguments in calls
         )
