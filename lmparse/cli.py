@@ -44,7 +44,19 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--chunk-size", type=int, default=8, help="characters per chunk with --stream (default 8)")
 
     sub.add_parser("list", help="list registered parser names")
+    ps = sub.add_parser("parsers", help="every registered parser: aliases, wire syntax, streaming, structural tag")
+    ps.add_argument("--json", action="store_true", help="one JSON array of rows instead of a table")
     sub.add_parser("demo", help="stream a built-in Qwen3 reply through the parser")
+
+    ct = sub.add_parser("check-tokenizer", help="measure a dialect's markers against a real tokenizer "
+                                                "(needs the tokenizers package)")
+    ct.add_argument("--tokenizer", required=True, metavar="PATH|DIR", help="tokenizer.json(.gz) or its directory")
+    ct.add_argument("--tool-parser", help="tool parser whose markers to check")
+    ct.add_argument("--reasoning-parser", help="reasoning parser whose tags to check")
+    ct.add_argument("--marker", action="append", default=[], help="another string to measure (repeatable)")
+    ct.add_argument("--strict", action="store_true",
+                    help="a declared prefix this tokenizer never produces is a mismatch too")
+    ct.add_argument("--json", action="store_true", help="the reports as JSON")
 
     s = sub.add_parser("serve", help="OpenAI and Anthropic HTTP server on the simulated model (needs lmparse[serve])")
     try:
@@ -95,6 +107,23 @@ def _run_parse(text: str, args: argparse.Namespace, request: dict[str, Any] | No
         sys.stderr.write(f"dropped call {dropped.name!r}: {dropped.reason}\n")
 
 
+def _check_tokenizer(args: argparse.Namespace) -> int:
+    """Exit 0 when every declared prefix tuple covers what the tokenizer produces, 1 on a mismatch."""
+    from dataclasses import asdict
+
+    from .tokencheck import check_tokenizer, format_reports, load_hf_tokenizer
+
+    reports, ok = check_tokenizer(load_hf_tokenizer(args.tokenizer), args.tool_parser, args.reasoning_parser,
+                                  tuple(args.marker), args.strict)
+    if args.json:
+        print(json.dumps({"ok": ok, "markers": [asdict(r) | {"single_token": r.single_token, "special": r.special}
+                                                    for r in reports]},
+                         ensure_ascii=False, indent=2))
+    else:
+        sys.stdout.write(format_reports(reports) + ("all declared prefixes hold\n" if ok else "MISMATCH\n"))
+    return 0 if ok else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     try:
@@ -105,6 +134,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ("response parsers", ResponseParserManager),
             ):
                 print(f"{title}: {', '.join(registry.names())}")
+            return 0
+        if args.command == "check-tokenizer":
+            return _check_tokenizer(args)
+        if args.command == "parsers":
+            from .catalog import format_rows, parser_rows
+
+            rows = parser_rows()
+            sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n" if args.json else format_rows(rows))
             return 0
         if args.command == "serve":
             if getattr(args, "serve_missing", None):

@@ -47,6 +47,13 @@ class Registry(Generic[Base]):
     def names(self) -> list[str]:
         return sorted(self._classes)
 
+    def aliases(self) -> dict[type[Base], list[str]]:
+        """Each registered class with its names, the first-registered (canonical) one first."""
+        out: dict[type[Base], list[str]] = {}
+        for name, cls in self._classes.items():
+            out.setdefault(cls, []).append(name)
+        return out
+
     def __contains__(self, name: object) -> bool:
         return name in self._classes
 

@@ -107,3 +107,36 @@ def test_reasoning_field_is_configurable(bindings, field, keys):
     deltas = [orjson.loads(c[6:])["choices"][0]["delta"] for c in asyncio.run(go()) if c.startswith(b"data: {")]
     seen = {k for d in deltas for k in d if k.startswith("reasoning")}
     assert seen == keys
+
+
+@pytest.mark.parametrize("thinking,opens", [(None, True), (True, True), (False, False)])
+def test_the_rendered_prompt_tail_reaches_the_parser(bindings, thinking, opens):
+    """Qwen3.5's template prefills ``<think>\\n`` or an empty block; the engine hands the
+    prompt's tail to the parser, whose ``auto`` initial mode follows it."""
+    b = binding_for(bindings, "qwen3.5")
+    body = {"messages": [{"role": "user", "content": "hi"}]}
+    if thinking is not None:
+        body["chat_template_kwargs"] = {"enable_thinking": thinking}
+    request, _ = oa.parse_request(body, b.name, "reasoning_content")
+    stream = b.engine.start(request)
+    assert stream.prompt_tail.rstrip().endswith("<think>") is opens
+    message = b.new_parser(request.parser_request, stream.prompt_tail).parse_complete("Hmm.</think>Hi")
+    assert (message.reasoning_content, message.content) == (("Hmm.", "Hi") if opens else (None, "Hmm.</think>Hi"))
+
+
+def test_the_prompt_tail_outranks_the_request_rule(bindings):
+    """No switch in the request (the default rule would say reasoning), but the prompt
+    prefilled an empty block: the reply is content."""
+    b = binding_for(bindings, "qwen3.5")
+    request, _ = oa.parse_request({"messages": [{"role": "user", "content": "hi"}]}, b.name, "reasoning_content")
+    parser = b.new_parser(request.parser_request, "<|im_start|>assistant\n<think>\n\n</think>\n\n")
+    assert parser.parse_complete("Hi").content == "Hi"
+
+
+def test_tool_call_parser_auto_reads_the_served_template():
+    from lmparse.serve.bindings import resolve_auto
+
+    family = FAMILIES["nemotron3"].with_parsers(tool="auto")
+    assert simulated_binding(family).family.tool_parser == "qwen3coder"
+    with pytest.raises(ValueError, match="needs the model's chat template"):
+        resolve_auto(FAMILIES["pythonic"].with_parsers(tool="auto"), None)

@@ -163,7 +163,7 @@ def cases(w: XmlWire):
         REQUEST,
     )
     cut = full.index("get_weather") + len("get_weather")
-    named = full[: cut + {"glm45": 1, "glm47": len("<arg_key>")}.get(w.id, 2)]  # past what confirms the name
+    named = full[: cut + {"glm45": 1, "ling3": 1, "glm47": len("<arg_key>")}.get(w.id, 2)]  # past what confirms the name
     yield "truncated_after_name", f"{r0}{rc}" + named, Expected(None, None, [("get_weather", "{}")]), REQUEST
     cut = full.index("get_weather") + 3
     yield "open_tag_alone_at_end_is_dropped", f"{r0}{rc}ok" + w.open, Expected("ok"), REQUEST  # issue 10 item 8

@@ -5,7 +5,8 @@ is rendered by the family's real template; the reply is the text after the rende
 generation prompt, up to the end-of-turn marker, i.e. exactly what the model would
 have written.  Parsed back with the family's dialect (streamed at the real token
 boundaries too), it must give the same calls, content and reasoning; and the
-dialect's ``render()`` must write the calls exactly as the template does.
+dialect's ``render()`` must write the calls exactly as the template does.  Granite 4's
+JSON envelopes ride along: they are the rows of the ``granite4`` alias.
 
 Templates are rendered the way Hugging Face ``transformers`` does (``trim_blocks``,
 ``lstrip_blocks``, a ``tojson`` that is ``json.dumps`` without key sorting or HTML
@@ -56,6 +57,15 @@ FAMILIES = [
     ("glm-4.7-flash", "templates/GLM-4.7-Flash.jinja", "glm47", "glm45", None, ("glm-4.7-flash",)),
     ("minimax-m2", "templates/MiniMax-M2.jinja", "minimax-m2", "minimax-m2", "[e~[", ("minimax-m2",)),
     ("minimax-m2.7", "minimax-m2/chat_template.jinja", "minimax-m2", "minimax-m2", "[e~[", ("minimax-m2",)),
+    # The 2026 aliases (tests/test_family_aliases.py): Qwen3's vocabulary stands in for Qwen3.5's,
+    # which is not in the test data; there is no Ling or Granite tokenizer.
+    ("qwen3.5", "templates/Qwen3.5-4B.jinja", "qwen3.5", "qwen3.5", "<|im_end|>", ("qwen3",)),
+    ("nemotron3", "templates/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja", "nemotron3", "nemotron3", "<|im_end|>",
+     ("qwen3",)),
+    ("step3p5", "templates/StepFun3.5-Flash.jinja", "step3p5", "step3p5", "<|im_end|>", ("qwen3",)),
+    ("ling3", "templates/inclusionai-ling-3.0-flash.jinja", "ling3", "ling3", "<|role_end|>", ()),
+    ("granite-4.0", "templates/ibm-granite-granite-4.0.jinja", "granite4", None, "<|end_of_text|>", ()),
+    ("granite-4.1", "templates/ibm-granite-granite-4.1.jinja", "granite4", None, "<|end_of_text|>", ()),
 ]
 
 TYPED = TYPED_ARGUMENTS

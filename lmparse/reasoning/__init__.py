@@ -3,6 +3,12 @@
 A reasoning "parser" parses nothing: it declares its tags and whether a response
 starts inside reasoning.  Buffering, tag recognition and routing belong to the
 response parser.
+
+The initial mode comes from the request's thinking switch (``starts_in_reasoning``, each
+family's rule) unless the class's ``initial_mode`` is ``"auto"`` and the rendered prompt
+was given: then the prompt's tail decides (``prompt_opens_reasoning``), because those
+templates settle the mode in the prompt itself (a prefilled opener, a prefilled empty
+block, or nothing so that the model decides).
 """
 
 from __future__ import annotations
@@ -10,7 +16,20 @@ from __future__ import annotations
 from ..registry import ReasoningParserManager
 from ..request import ParserRequest
 
-__all__ = ["ReasoningParser", "DefaultReasoningParser", "ReasoningParserManager"]
+__all__ = ["ReasoningParser", "DefaultReasoningParser", "ReasoningParserManager", "prompt_opens_reasoning"]
+
+
+def prompt_opens_reasoning(prompt: str, start_tag: str, label: str = "") -> bool:
+    """True when the prompt ends with an unclosed ``start_tag``, optionally followed by the
+    tag's ``label`` (Gemma 4's ``<|channel>thought\n``), trailing whitespace aside: the reply
+    starts inside reasoning.  A closed block or no opener means content, until the model
+    writes the opener itself."""
+    tail = prompt.rstrip()
+    at = tail.rfind(start_tag)
+    if at < 0:
+        return False
+    rest = tail[at + len(start_tag):]
+    return rest == "" or (bool(label) and rest == label.rstrip())
 
 
 class ReasoningParser:
@@ -27,12 +46,23 @@ class ReasoningParser:
     tool_call_ends_reasoning: bool = False
     # A label the open tag may carry, dropped (Gemma 4's channel name ``thought\n``).
     start_label: str = ""
+    # "request": the thinking switch decides (``starts_in_reasoning``); "auto": the rendered
+    # prompt's tail decides when it is given (see the module docstring).
+    initial_mode: str = "request"
 
-    def __init__(self, request: ParserRequest) -> None:
+    def __init__(self, request: ParserRequest, prompt: str | None = None) -> None:
         self.request = request
+        self.prompt = prompt  # the rendered prompt (its tail is enough), when the caller has it
 
     def starts_in_reasoning(self) -> bool:
+        """The family's rule from the request alone."""
         return self.request.thinking is not False
+
+    def initial_reasoning(self) -> bool:
+        """Whether the reply starts inside reasoning: the prompt's tail in ``auto`` mode, else the request."""
+        if self.initial_mode == "auto" and self.prompt is not None and self.start_tag:
+            return prompt_opens_reasoning(self.prompt, self.start_tag, self.start_label)
+        return self.starts_in_reasoning()
 
     @classmethod
     def render(cls, reasoning: str) -> str:
@@ -64,9 +94,30 @@ class DeepSeekV32ReasoningParser(_OptInThinking):
     pass
 
 
-@ReasoningParserManager.register_module("deepseek-v4")
+@ReasoningParserManager.register_module(["deepseek-v4", "deepseek-v41"])
 class DeepSeekV4ReasoningParser(_OptInThinking):
-    pass
+    """The V4 templates prefill ``<think>`` (thinking) or ``</think>`` (chat) and default to
+    chat, where vLLM assumes thinking: given the prompt, its tail settles it."""
+
+    initial_mode = "auto"
+
+
+@ReasoningParserManager.register_module(["qwen3.5", "nemotron3", "ling3", "glm5"])
+class PromptDecidesReasoningParser(DefaultReasoningParser):
+    """``<think>`` families whose templates prefill the opener (thinking), an empty block
+    (``<think>\\n\\n</think>\\n\\n`` Qwen3.5, ``<think></think>`` Nemotron 3 and Ling 3) or,
+    for GLM-5.3, always the opener.  Without the prompt: the default rule."""
+
+    initial_mode = "auto"
+
+
+@ReasoningParserManager.register_module("step3p5")
+class Step3p5ReasoningParser(ReasoningParser):
+    """Step-3.5's template always prefills ``<think>\\n`` and has no switch: the reply starts
+    in reasoning whatever ``enable_thinking`` says (as vLLM's ``step3p5`` parser)."""
+
+    def starts_in_reasoning(self) -> bool:
+        return True
 
 
 @ReasoningParserManager.register_module("mistral")
@@ -117,6 +168,7 @@ class Gemma4ReasoningParser(ReasoningParser):
     start_label = "thought\n"
     end_tag = "<channel|>"
     tool_call_ends_reasoning = True
+    initial_mode = "auto"  # a prompt ending inside an open channel starts in reasoning
 
     def starts_in_reasoning(self) -> bool:
         return False

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 from ..markers import WHITESPACE, MarkerSet
 from ..messages import DeltaMessage, ParsedMessage
@@ -77,6 +78,37 @@ def fold_deltas(deltas: Deltas, reasoning_tokens: int | None = None) -> ParsedMe
     )
 
 
+class _Routing(NamedTuple):
+    """What the router looks for, from the tool and reasoning parsers it drives."""
+
+    open_tags: frozenset[str]
+    # Payload open tags start a block and belong to its payload (Qwen3-Coder's bare
+    # ``<function=``): the tool parser reads them, and they are text if it rejects them.
+    payload_tags: frozenset[str]
+    open: MarkerSet  # the tool open tags
+    # Shared between parsers (cached by content); at the start of a reply that begins in
+    # reasoning, an explicit open tag is dropped: ``leading`` looks for it.
+    plain: MarkerSet
+    reasoning: MarkerSet
+    leading: MarkerSet
+    start_tag: str | None
+    end_tag: str | None
+    call_ends_reasoning: bool  # a call ends reasoning (Gemma 4): its close tag may come later, stray
+
+    @classmethod
+    def of(cls, tool: ToolParser | None, reasoning_parser: ReasoningParser | None) -> _Routing:
+        payload_tags = tool.payload_open_tags if tool is not None else ()
+        open_tags = (*tool.tool_open_tags, *payload_tags) if tool is not None else ()
+        start = end = None
+        ends = False
+        if reasoning := reasoning_parser:
+            start, end, ends = reasoning.start_tag, reasoning.end_tag, reasoning.tool_call_ends_reasoning
+        stray = (end,) if ends else ()
+        return cls(frozenset(open_tags), frozenset(payload_tags), MarkerSet.of(open_tags),
+                   MarkerSet.of((start, *stray, *open_tags)), MarkerSet.of((end, *open_tags)),
+                   MarkerSet.of((start, end, *open_tags)), start, end, ends)
+
+
 class ResponseParser:
     """What every response parser offers; one instance per response.
 
@@ -89,6 +121,9 @@ class ResponseParser:
     (Harmony) ignores what it does not use."""
 
     markers: tuple[str, ...] = ()
+    # One line on the wire syntax and on what streams, for ``lmparse parsers``.
+    summary: str = ""
+    streaming: str = ""
 
     def __init__(
         self,
@@ -132,32 +167,14 @@ class BaseResponseParser(ResponseParser):
     ) -> None:
         super().__init__(request)
         self.tool_parser = tool = tool_parser if tool_parser is not None and request.tools_enabled else None
-        # Payload open tags start a block and belong to its payload (Qwen3-Coder's bare
-        # ``<function=``): the tool parser reads them, and they are text if it rejects them.
-        payload_tags = tool.payload_open_tags if tool is not None else ()
-        open_tags = (*tool.tool_open_tags, *payload_tags) if tool is not None else ()
-        self._open_tags = frozenset(open_tags)
-        self._payload_tags = frozenset(payload_tags)
-        self._open_markers = MarkerSet.of(open_tags)
-        start = end = None
-        in_reasoning = False
-        if reasoning_parser is not None:
-            start, end = reasoning_parser.start_tag, reasoning_parser.end_tag
-            in_reasoning = reasoning_parser.starts_in_reasoning()
-        self._end_tag = end
-        self._label = OpenTagLabel(reasoning_parser.start_label if reasoning_parser else "", start)
-        # A call ends reasoning (Gemma 4): its close tag may still come, stray, in the content.
-        self._call_ends_reasoning = reasoning_parser is not None and reasoning_parser.tool_call_ends_reasoning
-        stray = (end,) if self._call_ends_reasoning else ()
-        # Shared between parsers (cached by content); at the start of a reply that begins in
-        # reasoning, an explicit open tag is dropped: ``_leading_markers`` look for it.
-        self._plain_markers, self._reasoning_markers, self._leading_markers = (
-            MarkerSet.of((start, *stray, *open_tags)), MarkerSet.of((end, *open_tags)),
-            MarkerSet.of((start, end, *open_tags)))
-        if in_reasoning:
-            self._state = _REASONING_START
-        else:
-            self._state = _PLAIN_START if tool is not None and tool.bare_start else _PLAIN
+        r = _Routing.of(tool, reasoning_parser)
+        self._open_tags, self._payload_tags, self._open_markers = r.open_tags, r.payload_tags, r.open
+        self._plain_markers, self._reasoning_markers, self._leading_markers = r.plain, r.reasoning, r.leading
+        self._end_tag, self._call_ends_reasoning = r.end_tag, r.call_ends_reasoning
+        self._label = OpenTagLabel(reasoning_parser.start_label if reasoning_parser else "", r.start_tag)
+        in_reasoning = reasoning_parser is not None and reasoning_parser.initial_reasoning()
+        bare = tool is not None and tool.bare_start
+        self._state = _REASONING_START if in_reasoning else _PLAIN_START if bare else _PLAIN
         self._resume = _PLAIN  # the text state a block returns to
         self._pending = ""
         self._base = 0  # absolute position of the buffer's first character
@@ -423,3 +440,6 @@ _TEXT_HANDLERS: dict[int, _TextHandler] = {
     _REASONING: BaseResponseParser._reasoning,
     _AFTER_BLOCK: BaseResponseParser._after_block,
 }
+# What ``lmparse parsers`` says of the router (declared outside: the class is at its size limit).
+BaseResponseParser.summary = "text routed by the reasoning parser's tags and the tool dialect's open tags"
+BaseResponseParser.streaming = "content and reasoning as they arrive (a split marker held until it resolves)"

@@ -196,8 +196,9 @@ class _Server:
         gen_request, opts = parse(body, binding)
         _check_limit(api, body, gen_request.max_tokens, self.max_model_len)
         check = constrain(gen_request, binding.family, binding.engine.name)  # tool_choice: lmparse.serve.tool_choice
-        parser = binding.new_parser(gen_request.parser_request)
-        return gen_request, opts, parser, binding.engine.start(gen_request), check
+        stream = binding.engine.start(gen_request)
+        parser = binding.new_parser(gen_request.parser_request, stream.prompt_tail)
+        return gen_request, opts, parser, stream, check
 
     async def offload(self, fn: Callable[..., _T], *args: Any) -> _T:
         """``fn(*args)`` in the bounded worker pool, so the event loop keeps serving meanwhile."""

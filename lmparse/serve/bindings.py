@@ -12,11 +12,13 @@ patterns (``claude-*``); the family's name by default.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
 
 from ..factory import create_parser
+from ..tools.autoselect import select_tool_parser
 from ..request import ParserRequest
 from ..response.base import ResponseParser
 from .engines.base import Engine
@@ -56,10 +58,25 @@ class ModelBinding:
         # with the GIL held) loads at startup, not under the first request.
         self.new_parser(ParserRequest.accept_all())
 
-    def new_parser(self, request: ParserRequest) -> ResponseParser:
+    def new_parser(self, request: ParserRequest, prompt: str | None = None) -> ResponseParser:
+        """A parser for one reply; ``prompt`` (its rendered prompt's tail) settles an ``auto`` initial mode."""
         f = self.family
         return create_parser(tool_parser=f.tool_parser, reasoning_parser=f.reasoning_parser,
-                             response_parser=f.response_parser, request=request)
+                             response_parser=f.response_parser, request=request, prompt=prompt)
+
+
+def resolve_auto(family: Family, template: Any) -> Family:
+    """``--tool-call-parser auto``: the dialect the served chat template writes, or a startup error
+    listing the candidates (``lmparse.tools.autoselect``)."""
+    if family.tool_parser != "auto":
+        return family
+    source = getattr(template, "source", None)
+    if not source:
+        raise ValueError(f"--tool-call-parser auto needs the model's chat template; {family.name} has none here "
+                         "(pass --chat-template FILE or --model DIR, or name the parser)")
+    chosen = select_tool_parser(source)
+    logger.info("tool parser auto: the chat template %s writes %s", getattr(template, "name", "?"), chosen)
+    return replace(family, tool_parser=chosen)
 
 
 def _require_parsers(family: Family) -> None:
@@ -72,9 +89,10 @@ def _require_parsers(family: Family) -> None:
 def simulated_binding(family: Family, token_rate: float = 0.0, reasoning_field: str = "reasoning_content",
                       names: Sequence[str] | None = None) -> ModelBinding:
     """A family served by the simulated engine, with its real tokenizer and template when present."""
+    template = load_template(testdata_dir(), family.template, family.tokenizer)
+    family = resolve_auto(family, template)
     _require_parsers(family)
     tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))
-    template = load_template(testdata_dir(), family.template, family.tokenizer)
     engine = SimulatedEngine(family, tokenizer, template, token_rate)
     binding = ModelBinding(names or [family.name], family, engine, reasoning_field)
     logger.info("model %s: simulated %s, tokenizer %s, template %s", ", ".join(binding.names), family.name,
@@ -94,11 +112,12 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
     the flags to pass."""
     from .engines.upstream import DEFAULT_MAX_TOKENS, UpstreamEngine
 
-    _require_parsers(family)
     files = load_model_dir(model_dir) if model_dir is not None else None
     template: ChatTemplate | None
     tokenizer: Tokenizer
     template = _upstream_template(engine, url, files, chat_template, template_from_engine)
+    family = resolve_auto(family, template)
+    _require_parsers(family)
     # No model files: counts are estimates until the engine reports its own.
     tokenizer = files.tokenizer if files is not None else PseudoTokenizer(f"pseudo:{family.name}",
                                                                          _family_markers(family))

@@ -83,6 +83,7 @@ class ChatTemplate:
 
     def __init__(self, source: str, name: str, bos: str = "", eos: str = "", tool_use: str | None = None) -> None:
         self.name = name
+        self.source = source if tool_use is None else f"{source}\n{tool_use}"  # what auto-selection reads
         self._template = _compile(source)
         self._tool_template = _compile(tool_use) if tool_use is not None else self._template
         self._bos, self._eos = bos, eos

@@ -82,6 +82,12 @@ class ToolParser:
     bare_start_chars: str = "{"
     # Markers that open a block without an outer open tag and are read as payload.
     payload_open_tags: tuple[str, ...] = ()
+    # One line on the wire syntax, and how arguments stream, for ``lmparse parsers``.
+    summary: str = ""
+    streaming: str = ""
+    # Strings a chat template writing this dialect contains, every one (a newline may be
+    # written escaped); empty: the markers the parser reads (``lmparse.tools.autoselect``).
+    template_markers: tuple[str, ...] = ()
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:

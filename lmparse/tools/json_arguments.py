@@ -90,6 +90,7 @@ class JsonRunLane(ToolParser):
     inside a string of the forwarded value, a chunk with no quote stays inside it and is
     argument text as it stands (backslashes only move the escape state)."""
 
+    streaming = "arguments: the JSON source text as soon as it is lexically stable"
     _arguments: JsonArguments
 
     @classmethod

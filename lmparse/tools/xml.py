@@ -124,6 +124,7 @@ def argument_items(arguments: str) -> list[tuple[str, str]]:
 
 
 class XmlToolParser(ToolParser):
+    streaming = "arguments: a string value as it grows; a typed value at its close tag"
     arg_value_close: str = ""
     # Qwen3-Coder style: one newline after the value's opening tag and one before its
     # closing tag are formatting, not value.

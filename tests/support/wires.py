@@ -184,6 +184,10 @@ def glm47_call(name: str, params: Params) -> str:
     return name + "".join(f"<arg_key>{k}</arg_key><arg_value>{v}</arg_value>" for k, v in params)
 
 
+def ling3_call(name: str, params: Params) -> str:
+    return f"{name}\n" + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>" for k, v in params) + "\n"
+
+
 def minimax_call(name: str, params: Params) -> str:
     body = "".join(f'<parameter name="{k}">{v}</parameter>\n' for k, v in params)
     return f'<invoke name="{name}">\n{body}</invoke>\n'
@@ -224,7 +228,13 @@ SEED_OSS = XmlWire(id="seed-oss", tool_parser="seed-oss", reasoning_parser="seed
 MINIMAX_M2 = XmlWire(id="minimax-m2", tool_parser="minimax-m2", reasoning_parser="minimax-m2",
                      open="<minimax:tool_call>", close="</minimax:tool_call>", layout=minimax_call,
                      tokenizers=("minimax-m2",), block_lead="\n", honours_thinking_off=False)
-XML_WIRES = (QWEN3CODER, GLM45, GLM47, SEED_OSS, MINIMAX_M2)
+# Ling 3.0's layout (its template, rendered); no public Ling tokenizer: GLM's stand in for chunkings.
+LING3 = XmlWire(id="ling3", tool_parser="ling3", reasoning_parser="ling3", open="<tool_call>", close="</tool_call>",
+                layout=ling3_call, tokenizers=("glm-4.7-flash",))
+# Step-3.5: Qwen3-Coder's layout, blocks back to back; its reasoning always starts open.
+STEP3P5 = XmlWire(id="step3p5", tool_parser="step3p5", reasoning_parser="default", open="<tool_call>",
+                  close="</tool_call>", layout=qwen_call, tokenizers=("qwen3",), block_sep="")
+XML_WIRES = (QWEN3CODER, GLM45, GLM47, SEED_OSS, MINIMAX_M2, LING3, STEP3P5)
 
 
 # ---- DSML: deepseek-v32, deepseek-v4 ---------------------------------------------------------

@@ -73,6 +73,9 @@ class HarmonyResponseParser(ResponseParser):
     passes the family's tokenizer) is ignored.  ``tool_parser`` and ``reasoning_parser``
     are ignored: Harmony fixes both."""
 
+    summary = "Harmony: <|channel|>analysis / commentary to=functions.NAME <|constrain|>json / final <|message|>…"
+    streaming = "channel text as it arrives; call arguments as their JSON text arrives"
+
     markers = tuple(MARKER_IDS)
 
     @classmethod

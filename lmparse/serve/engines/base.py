@@ -135,6 +135,9 @@ class EngineStream:
         self.prompt_tokens = prompt_tokens
         self.parser_token_ids = parser_token_ids
         self._chunks = chunks
+        # The rendered prompt's last characters, for a reasoning parser whose initial mode is
+        # ``auto`` (None: the engine did not render it).
+        self.prompt_tail: str | None = None
 
     async def open(self) -> None:
         """Start generating; a ``RequestError`` here is an error response, not a stream."""

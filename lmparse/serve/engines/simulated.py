@@ -17,6 +17,7 @@ import asyncio
 import secrets
 from collections.abc import AsyncIterator, Iterable, Iterator
 
+from ...factory import PROMPT_TAIL
 from ...registry import ReasoningParserManager, ToolParserManager
 from ..families import Family
 from ..templates import ChatTemplate, render_chatml
@@ -187,14 +188,17 @@ class SimulatedEngine(Engine):
     # ---- streaming --------------------------------------------------------------------------
 
     def start(self, request: GenerationRequest) -> EngineStream:
-        prompt_tokens = self.count_prompt(request)
+        prompt = self.prompt(request)
+        prompt_tokens = self.tokenizer.count(prompt)
         scan = StopScan(request.stop)
         steps = self.tokenizer.stream(scan.scan(self.reply_pieces(request)))
         top = request.top_logprobs if request.logprobs else None
         # Stand-in ids only count tokens; gpt-oss's parser reads real ids, so it gets none.
         real_ids = self.tokenizer.real
-        return EngineStream(prompt_tokens, self._stream(_chunks(steps, request.max_tokens, scan, top)),
-                            parser_token_ids=real_ids or not self._harmony)
+        stream = EngineStream(prompt_tokens, self._stream(_chunks(steps, request.max_tokens, scan, top)),
+                              parser_token_ids=real_ids or not self._harmony)
+        stream.prompt_tail = prompt[-PROMPT_TAIL:]
+        return stream
 
     async def _stream(self, chunks: Iterator[EngineChunk]) -> AsyncIterator[EngineChunk]:
         self.streams_started += 1

@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Callable
 
 import orjson
 
+from ...factory import PROMPT_TAIL
 from ..errors import RequestError
 from ..families import Family
 from ..templates import ChatTemplate, render_chatml
@@ -281,7 +282,9 @@ class UpstreamEngine(Engine):
         options = BodyOptions(self.model, self.default_max_tokens, self.preserved_tokens, self.token_text)
         body = self.protocol.body(request, prompt, options)
         decoder = self.protocol.decoder(request, self.token_text, self.end_texts)
-        return UpstreamStream(self, body, decoder, self.tokenizer.count(prompt))
+        stream = UpstreamStream(self, body, decoder, self.tokenizer.count(prompt))
+        stream.prompt_tail = prompt[-PROMPT_TAIL:]
+        return stream
 
     def stats(self) -> dict[str, int]:
         return {"streams_started": self.streams_started, "streams_cancelled": self.streams_cancelled,

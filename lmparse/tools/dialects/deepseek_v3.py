@@ -30,6 +30,9 @@ FENCE_CLOSE = "```"
 
 @ToolParserManager.register_module(["deepseek-v3", "deepseek-r1"])
 class DeepSeekV3ToolParser(SectionToolParser):
+    summary = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\nARGS\\n```…"
+    # The fence tells it from V3.1's templates, which share the section markers.
+    template_markers = (CALLS_BEGIN, CALLS_END, FENCE_OPEN)
     tool_open_tags = (CALLS_BEGIN,)
     tool_close_tag = CALLS_END
     tool_close_prefixes = ()

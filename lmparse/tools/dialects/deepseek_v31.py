@@ -21,6 +21,7 @@ CALL_END = "<｜tool▁call▁end｜>"
 
 @ToolParserManager.register_module("deepseek-v31")
 class DeepSeekV31ToolParser(SectionToolParser):
+    summary = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>…"
     tool_open_tags = (CALLS_BEGIN,)
     tool_close_tag = CALLS_END
     tool_close_prefixes = ()

@@ -59,6 +59,9 @@ def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:
 
 @ToolParserManager.register_module("deepseek-v32")
 class DeepSeekV32ToolParser(XmlToolParser):
+    summary = '<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
+    # The templates build every tag from a ``dsml_token`` variable: only the pieces are literal.
+    template_markers = (DSML, "function_calls>")
     tool_open_tags = (f"<{DSML}function_calls>",)
     tool_close_tag = f"</{DSML}function_calls>"
     tool_close_prefixes = (f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
@@ -105,6 +108,8 @@ class DeepSeekV32ToolParser(XmlToolParser):
 
 @ToolParserManager.register_module("deepseek-v4")
 class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
+    summary = '<｜DSML｜tool_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
+    template_markers = (DSML, "tool_calls>")
     tool_open_tags = (f"<{DSML}tool_calls>",)
     tool_close_tag = f"</{DSML}tool_calls>"
     tool_close_prefixes = (f"</{DSML}tool_calls", f"</{DSML}tool_c", f"</{DSML}tool", f"</{DSML}", "</")

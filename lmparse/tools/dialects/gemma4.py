@@ -49,6 +49,8 @@ class Gemma4ToolParser(ToolParser):
     tool_open_tags = (TOOL_CALL, TOOL_RESPONSE)
     tool_close_tag = TOOL_CALL_END
     tool_close_prefixes = ()  # every marker is one special token (gemma-4/)
+    summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,o:{...}}<tool_call|>…'
+    streaming = "arguments: a string value as it grows; a bare scalar at its terminator"
 
     def start_block(self, open_tag: str) -> None:
         super().start_block(open_tag)

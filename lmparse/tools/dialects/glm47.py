@@ -24,8 +24,10 @@ END_ARG_VALUE = "</arg_value>"
 _NAME_END = re.compile(r"[\n<]")
 
 
-@ToolParserManager.register_module("glm47")
+# GLM-5.x: the same syntax (vLLM's glm47 parser covers it; no GLM-5 template to check against).
+@ToolParserManager.register_module(["glm47", "glm5"])
 class Glm47ToolParser(XmlToolParser):
+    summary = "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>"
     tool_open_tags = ("<tool_call>",)
     tool_close_tag = "</tool_call>"
     tool_close_prefixes = ()
@@ -100,4 +102,27 @@ class Glm47ToolParser(XmlToolParser):
 class Glm45ToolParser(Glm47ToolParser):
     """Parses exactly as GLM-4.7; renders the GLM-4.5/4.6 newline layout."""
 
+    summary = "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n…</tool_call>"
+
     render_newlines = True
+
+
+@ToolParserManager.register_module("ling3")
+class Ling3ToolParser(Glm47ToolParser):
+    """Ling 3.0: parses as GLM-4.7 (whitespace between tags is layout, which the hooks skip);
+    its template puts a newline after NAME, between ``</arg_key>`` and ``<arg_value>`` and
+    before ``</tool_call>``, and between blocks."""
+
+    summary = "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>…\\n</tool_call>"
+    # Where the parameters end, for the call syntax constraints are derived from (the parser
+    # itself skips the newline as layout).
+    function_close = "\n" + Glm47ToolParser.tool_close_tag
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        return "\n".join(
+            f"{cls.tool_open_tags[0]}{name}\n"
+            + "".join(f"{ARG_KEY}{k}{END_ARG_KEY}\n{ARG_VALUE}{v}{END_ARG_VALUE}" for k, v in argument_items(arguments))
+            + cls.function_close
+            for name, arguments in calls
+        )

@@ -15,6 +15,7 @@ CLOSE = "<|action_end|>"
 
 @ToolParserManager.register_module(["internlm", "intern-s1"])
 class InternLMToolParser(JsonToolParser):
+    summary = '<|action_start|><|plugin|>\\n{"name": NAME, "parameters": {...}}<|action_end|>'
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
     argument_field = "parameters"

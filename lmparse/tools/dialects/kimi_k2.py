@@ -30,6 +30,8 @@ _CALL_ID = re.compile(r"(?:functions\.)?(.*?)(?::\d+)?")
 
 @ToolParserManager.register_module(["kimi-k2", "kimi_k2"])
 class KimiK2ToolParser(SectionToolParser):
+    summary = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}"
+               "<|tool_call_end|>…")
     tool_open_tags = (SECTION_BEGIN,)
     tool_close_tag = SECTION_END
     tool_close_prefixes = ()

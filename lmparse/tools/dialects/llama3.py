@@ -18,6 +18,7 @@ PYTHON_TAG = "<|python_tag|>"
 
 @ToolParserManager.register_module("llama3")
 class Llama3JsonToolParser(JsonToolParser):
+    summary = '<|python_tag|>{"name": NAME, "parameters": {...}} or a bare JSON object at the start'
     tool_open_tags = (PYTHON_TAG,)
     tool_close_tag = None
     argument_field = "parameters"

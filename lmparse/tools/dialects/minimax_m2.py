@@ -30,6 +30,7 @@ END_PARAMETER = "</parameter>"
 
 @ToolParserManager.register_module("minimax-m2")
 class MiniMaxM2ToolParser(XmlToolParser):
+    summary = '<minimax:tool_call>\\n<invoke name="N">\\n<parameter name="K">V</parameter>\\n</invoke>…'
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
     tool_close_prefixes = ()

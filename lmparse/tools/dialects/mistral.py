@@ -42,6 +42,7 @@ _NAME, _ID, _VALUE = range(3)
 
 @ToolParserManager.register_module("mistral")
 class MistralToolParser(JsonToolParser):
+    summary = '[TOOL_CALLS]NAME[ARGS]{...} or [TOOL_CALLS][{"name": NAME, "arguments": {...}}, …]'
     tool_open_tags = (TOOL_CALLS,)
     tool_close_tag = None
     argument_field = "arguments"

@@ -51,6 +51,8 @@ _OPEN, _ELEMENT, _CALL, _AFTER = range(4)
 
 @ToolParserManager.register_module(["pythonic", "llama4-pythonic"])
 class PythonicToolParser(ToolParser):
+    summary = "[NAME(k=V, …), …], optionally inside <|python_start|> … <|python_end|>"
+    streaming = "each call whole (identity, then its arguments) once its ')' arrives"
     tool_open_tags = (PYTHON_START,)
     tool_close_tag = PYTHON_END  # optional: a bare list simply ends at its "]"
     bare_start = True

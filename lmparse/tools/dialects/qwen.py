@@ -13,8 +13,12 @@ OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 
 
-@ToolParserManager.register_module(["qwen", "qwen2d5", "qwen3", "hermes"])
+# Granite 4.0 / 4.1 write this dialect byte for byte (their templates, rendered).
+@ToolParserManager.register_module(["qwen", "qwen2d5", "qwen3", "hermes", "granite4"])
 class QwenToolParser(JsonToolParser):
+    summary = '<tool_call>\\n{"name": NAME, "arguments": {...}}\\n</tool_call>'
+    # ``<tool_call>`` alone is in Qwen3-Coder, GLM and MiniMax-M3 templates too.
+    template_markers = (f'{OPEN}\n{{"name": "', CLOSE)
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
     tool_close_prefixes = ()

@@ -25,8 +25,11 @@ PARAMETER = "<parameter="
 END_PARAMETER = "</parameter>"
 
 
-@ToolParserManager.register_module(["qwen3coder", "qwen3-coder", "interns2-preview"])
+# Qwen3.5 and Nemotron 3 Nano write this layout (their templates, rendered; Nemotron puts a
+# newline after every block, which is content).
+@ToolParserManager.register_module(["qwen3coder", "qwen3-coder", "interns2-preview", "qwen3.5", "nemotron3"])
 class Qwen3CoderToolParser(XmlToolParser):
+    summary = "<tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>"
     tool_open_tags = ("<tool_call>",)
     tool_close_tag = "</tool_call>"
     arg_value_close = END_PARAMETER
@@ -39,6 +42,7 @@ class Qwen3CoderToolParser(XmlToolParser):
     argument_style = "qwen_xml"
     parameter_open = PARAMETER
     function_close = END_FUNCTION
+    block_separator = "\n"  # what the template writes between blocks
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, FUNCTION, _read_name)
@@ -67,7 +71,17 @@ class Qwen3CoderToolParser(XmlToolParser):
                 for key, v in json.loads(arguments).items()
             )
             blocks.append(f"{cls.tool_open_tags[0]}\n{FUNCTION}{name}>\n{params}{END_FUNCTION}\n{cls.tool_close_tag}")
-        return "\n".join(blocks)
+        return cls.block_separator.join(blocks)
+
+
+@ToolParserManager.register_module("step3p5")
+class Step3p5ToolParser(Qwen3CoderToolParser):
+    """Step-3.5-Flash: parses as Qwen3-Coder; its template writes blocks back to back, right
+    after the content (``Let me check.<tool_call>``)."""
+
+    summary = "Qwen3-Coder's <tool_call><function=NAME><parameter=K> XML, blocks back to back"
+
+    block_separator = ""
 
 
 def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:

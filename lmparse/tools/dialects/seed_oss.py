@@ -26,6 +26,7 @@ CLOSE = "</seed:tool_call>"
 
 @ToolParserManager.register_module("seed-oss")
 class SeedOssToolParser(Qwen3CoderToolParser):
+    summary = "<seed:tool_call>\\n<function=NAME>\\n<parameter=K>V</parameter>\\n</function>\\n</seed:tool_call>"
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
     payload_open_tags = ()  # only Qwen3-Coder writes bare <function=...> blocks
