@@ -55,8 +55,11 @@ Found = Union[_T, None, Malformed]  # noqa: UP007  (a generic alias: ``|`` canno
 # ``(position after the name, name, what follows)``; no name: the payload ends at the position.
 FunctionStep = tuple[int, str | None, Literal["arg_start", "done"]]
 ArgStartStep = tuple[int, Literal["arg_name", "done"]]
-# ``(position of the value, key)``, optionally with the value type the syntax declares.
-ArgNameStep = tuple[int, str] | tuple[int, str, Literal["string", "json"] | None]
+# ``(position of the value, key)``, optionally with the value type the syntax declares;
+# ``"arguments"``: the value is the whole arguments object as JSON (the key is unused) and
+# ends at ``arguments_close`` (Kimi-K3's ``<|open|>json type="object"<|sep|>`` form).
+Declared = Literal["string", "json", "arguments"]
+ArgNameStep = tuple[int, str] | tuple[int, str, Declared | None]
 
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 # How a value is carried into the arguments object.
@@ -134,6 +137,8 @@ class XmlToolParser(ToolParser):
     argument_style: str = ""
     parameter_open: str = ""
     function_close: str = ""
+    # The close tag of a value declared ``"arguments"`` (see ``ArgNameStep``).
+    arguments_close: str = ""
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
@@ -141,7 +146,8 @@ class XmlToolParser(ToolParser):
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         close = self.arg_value_close
-        self._value_end = MarkerSet.of((close, "\n" + close) if self.value_newlines else (close,))
+        self._arg_end = MarkerSet.of((close, "\n" + close) if self.value_newlines else (close,))
+        self._whole_end = MarkerSet.of((self.arguments_close,)) if self.arguments_close else self._arg_end
         super().__init__(request, id_factory)
 
     # ---- the three dialect hooks ------------------------------------------------------
@@ -170,6 +176,8 @@ class XmlToolParser(ToolParser):
         self._value_fresh = False
         self._value_parts: list[str] = []
         self._value_scanner: JsonValueScanner | None = None
+        self._value_close, self._value_end = self.arg_value_close, self._arg_end
+        self._whole = False  # the arguments object arrives whole, as one JSON value
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         pos: int = 0
@@ -234,11 +242,17 @@ class XmlToolParser(ToolParser):
             self._phase = _ARG_NAME
 
     def _close_arguments(self, deltas: Deltas) -> None:
-        self._calls.arguments(deltas, "}" if self._args_open else "{}")
+        if not self._whole:
+            self._calls.arguments(deltas, "}" if self._args_open else "{}")
+        self._whole = False
         self._end_call(deltas)
         self._phase = _FUNCTION
 
     def _open_value(self, deltas: Deltas, key: str, declared: str | None) -> None:
+        self._value_close, self._value_end = self.arg_value_close, self._arg_end
+        if declared == "arguments" or self._whole:
+            self._open_whole(deltas)
+            return
         header = encode_basestring(key) + ": "
         self._calls.arguments(deltas, (", " if self._args_open else "{") + header)
         self._args_open = True
@@ -254,6 +268,18 @@ class XmlToolParser(ToolParser):
         self._value_fresh = declared != "string"  # declared raw text: a leading quote is data
         if not self._value_fresh:
             self._calls.arguments(deltas, '"')
+        self._phase = _ARG_VALUE
+
+    def _open_whole(self, deltas: Deltas) -> None:
+        """The arguments object as one JSON value: forwarded as it comes if it is an object."""
+        if self._args_open or self._whole:  # a second object, or the object among separate arguments
+            self._reject(deltas)
+            return
+        self._whole, self._value_close, self._value_end = True, self.arguments_close, self._whole_end
+        self._value_mode, self._value_kind = _JSON, "object"
+        self._value_scanner = JsonValueScanner()
+        self._value_parts = []
+        self._value_fresh = True
         self._phase = _ARG_VALUE
 
     def _consume_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
@@ -274,7 +300,7 @@ class XmlToolParser(ToolParser):
                     self._calls.arguments(deltas, '"')
         if self._value_mode == _JSON:
             pos = self._scan_json_value(text, pos, deltas, final)
-        close = self.arg_value_close
+        close = self._value_close
         end = text.find(close, pos)
         if end == -1:
             stop = n if final else self._value_end.held_start(text, pos)
@@ -296,6 +322,9 @@ class XmlToolParser(ToolParser):
             while pos < len(text) and text[pos] in WHITESPACE:
                 pos += 1
             if pos >= len(text):
+                return pos
+            if self._whole and text[pos] != "{":  # not an object: converted (or dropped) at the close
+                self._value_mode, self._value_scanner = _BUFFER, None
                 return pos
         fresh = not scanner.started
         end = scanner.scan(text, pos, final)
@@ -337,10 +366,11 @@ class XmlToolParser(ToolParser):
             else:
                 self._calls.arguments(deltas, '"')
         elif mode == _BUFFER:
-            self._calls.arguments(deltas, convert_value("".join(self._value_parts), self._value_kind))
+            value = convert_value("".join(self._value_parts), self._value_kind)
+            self._calls.arguments(deltas, "{}" if self._whole and not value.startswith("{") else value)
             self._value_parts = []
         elif self._value_scanner is not None and not self._value_scanner.started:
-            self._calls.arguments(deltas, '""')  # an empty JSON value
+            self._calls.arguments(deltas, "{}" if self._whole else '""')  # an empty JSON value
         self._value_parts = []  # (for JSON: whitespace before the closing tag)
         self._value_fresh = False
 
