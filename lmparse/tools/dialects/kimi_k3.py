@@ -103,7 +103,10 @@ class KimiK3ToolParser(XmlToolParser):
     arg_value_close_prefixes = (f"{CLOSE}argument", CLOSE)  # unverified
     arguments_close = END_JSON_FORM
     framing_markers = FRAMING
-    # The call syntax constraints are built from (lmparse.tools.syntax).
+    # The call syntax constraints are built from (lmparse.tools.syntax); XGrammar has no
+    # XTML style, so lmparse.constrain writes the parameters as GBNF (non-strings typed ``number``:
+    # the parser reads any non-string type as JSON).
+    argument_style = "kimi_xtml"
     parameter_open = ARGUMENT
     function_close = END_CALL
 
