@@ -190,3 +190,12 @@ class KimiK3ReasoningParser(ReasoningParser):
     framing_markers = ("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>",
                        "<|end_of_msg|>")
     initial_mode = "auto"
+
+
+@ReasoningParserManager.register_module("minicpm5")
+class MiniCPM5ReasoningParser(_OptInThinking):
+    """``<think>`` ... ``</think>``.  The template prefills ``<think>\\n`` when ``enable_thinking``
+    is true, ``<think>\\n\\n</think>\\n\\n`` when it is false, and nothing when it is not set
+    (the model decides: plain until ``<think>``).  Given the prompt, its tail settles it."""
+
+    initial_mode = "auto"

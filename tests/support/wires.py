@@ -78,6 +78,7 @@ class Wire:
     honours_thinking_off: bool = True  # False: the reasoning parser starts in reasoning regardless
     verbatim: bool = True  # arguments are forwarded as written (else converted by the schema)
     call_ends_reasoning: bool = False  # a call opened while reasoning ends it (Gemma 4)
+    head: str = ""  # with no open tag: the markup from which a cut-off block is a call (MiniCPM5)
 
     # ---- writing ----------------------------------------------------------------------------
 
@@ -486,3 +487,18 @@ KIMI_K3 = XtmlWire(id="kimi-k3", tool_parser="kimi-k3", reasoning_parser="kimi-k
                    close="<|close|>tools<|sep|>", tokenizers=(), block_sep="", think_tag="<|open|>think<|sep|>",
                    think_close="<|close|>think<|sep|>")
 ALL_WIRES = (*ALL_WIRES, KIMI_K3)
+
+
+# ---- minicpm5: <function name="N"><param name="K">V</param></function>, one per line, no block --------
+
+def minicpm5_call(name: str, params: Params) -> str:
+    body = "".join(f'<param name="{k}">' + (f"<![CDATA[{v}]]>" if any(c in v for c in "<&\n") else v) + "</param>"
+                   for k, v in params)
+    return f'<function name="{name}">{body}</function>'
+
+
+# The template thinks only when asked (enable_thinking undefined: the model decides, plain start).
+MINICPM5 = XmlWire(id="minicpm5", tool_parser="minicpm5", reasoning_parser="minicpm5", open="", close="",
+                   layout=minicpm5_call, tokenizers=(), request_extra={"chat_template_kwargs": {"enable_thinking": True}},
+                   head='<function name="')
+ALL_WIRES = (*ALL_WIRES, MINICPM5)
