@@ -39,6 +39,9 @@ PIECES = [
     "<|close|>argument<|sep|>", '<|open|>json type="object"<|sep|>', "<|close|>json<|sep|>", "<|open|>",
     "<|close|>", "<|sep|>", "&quot;", "&amp;", "<|open|>think<|sep|>", "<|close|>think<|sep|>",
     "<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>", "<|end_of_msg|>",
+    # MiniCPM5
+    '<function name="f">', "<function name='g'>", '<param name="a">', '<param name="b">', "</param>",
+    "<![CDATA[", "]]>", "]]", "True", "None", "{'a': 1}",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {
