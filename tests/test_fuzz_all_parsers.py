@@ -33,6 +33,15 @@ PIECES = [
     "<function=f>\n<parameter=a>\nv\n</parameter>\n</function>",
     "<|tool_call>", "<tool_call|>", "call:f{", ":g{", '<|"|>', "a:", "b:1", "<|tool_response>", "<turn|>",
     "<|channel>thought\n", "<|channel>", "<channel|>", '<|tool_call>call:f{a:<|"|>x, y}<|"|>,b:[2,{c:true}]}<tool_call|>',
+    # Kimi-K3 XTML
+    "<|open|>tools<|sep|>", "<|close|>tools<|sep|>", '<|open|>call tool="f" index="1"<|sep|>', "<|close|>call<|sep|>",
+    '<|open|>argument key="a" type="string"<|sep|>', '<|open|>argument key="b" type="number"<|sep|>',
+    "<|close|>argument<|sep|>", '<|open|>json type="object"<|sep|>', "<|close|>json<|sep|>", "<|open|>",
+    "<|close|>", "<|sep|>", "&quot;", "&amp;", "<|open|>think<|sep|>", "<|close|>think<|sep|>",
+    "<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>", "<|end_of_msg|>",
+    # MiniCPM5
+    '<function name="f">', "<function name='g'>", '<param name="a">', '<param name="b">', "</param>",
+    "<![CDATA[", "]]>", "]]", "True", "None", "{'a': 1}",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

@@ -49,6 +49,9 @@ class ReasoningParser:
     # "request": the thinking switch decides (``starts_in_reasoning``); "auto": the rendered
     # prompt's tail decides when it is given (see the module docstring).
     initial_mode: str = "request"
+    # The family's message framing (see ``ToolParser.framing_markers``): dropped from the
+    # content; while reasoning, one ends the reasoning (a skipped close tag).
+    framing_markers: tuple[str, ...] = ()
 
     def __init__(self, request: ParserRequest, prompt: str | None = None) -> None:
         self.request = request
@@ -172,3 +175,27 @@ class Gemma4ReasoningParser(ReasoningParser):
 
     def starts_in_reasoning(self) -> bool:
         return False
+
+
+@ReasoningParserManager.register_module("kimi-k3")
+class KimiK3ReasoningParser(ReasoningParser):
+    """``<|open|>think<|sep|>`` ... ``<|close|>think<|sep|>``, then the content inside
+    ``<|open|>response<|sep|>`` ... ``<|close|>response<|sep|>`` (unwrapped: the framing is
+    dropped, and the response opener ends reasoning whose closer was skipped).  The template
+    thinks unless ``thinking`` is false; its generation prompt ends in the think opener or the
+    response opener, so the prompt's tail settles it when given."""
+
+    start_tag = "<|open|>think<|sep|>"
+    end_tag = "<|close|>think<|sep|>"
+    framing_markers = ("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>",
+                       "<|end_of_msg|>")
+    initial_mode = "auto"
+
+
+@ReasoningParserManager.register_module("minicpm5")
+class MiniCPM5ReasoningParser(_OptInThinking):
+    """``<think>`` ... ``</think>``.  The template prefills ``<think>\\n`` when ``enable_thinking``
+    is true, ``<think>\\n\\n</think>\\n\\n`` when it is false, and nothing when it is not set
+    (the model decides: plain until ``<think>``).  Given the prompt, its tail settles it."""
+
+    initial_mode = "auto"

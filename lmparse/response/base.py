@@ -94,6 +94,9 @@ class _Routing(NamedTuple):
     start_tag: str | None
     end_tag: str | None
     call_ends_reasoning: bool  # a call ends reasoning (Gemma 4): its close tag may come later, stray
+    # The family's message framing (Kimi-K3's response element): dropped from the content,
+    # and it ends reasoning.
+    framing: frozenset[str]
 
     @classmethod
     def of(cls, tool: ToolParser | None, reasoning_parser: ReasoningParser | None) -> _Routing:
@@ -101,12 +104,14 @@ class _Routing(NamedTuple):
         open_tags = (*tool.tool_open_tags, *payload_tags) if tool is not None else ()
         start = end = None
         ends = False
+        framing = tool.framing_markers if tool is not None else ()
         if reasoning := reasoning_parser:
             start, end, ends = reasoning.start_tag, reasoning.end_tag, reasoning.tool_call_ends_reasoning
+            framing = (*framing, *reasoning.framing_markers)
         stray = (end,) if ends else ()
         return cls(frozenset(open_tags), frozenset(payload_tags), MarkerSet.of(open_tags),
-                   MarkerSet.of((start, *stray, *open_tags)), MarkerSet.of((end, *open_tags)),
-                   MarkerSet.of((start, end, *open_tags)), start, end, ends)
+                   MarkerSet.of((start, *stray, *framing, *open_tags)), MarkerSet.of((end, *framing, *open_tags)),
+                   MarkerSet.of((start, end, *framing, *open_tags)), start, end, ends, frozenset(framing))
 
 
 class ResponseParser:
@@ -170,7 +175,7 @@ class BaseResponseParser(ResponseParser):
         r = _Routing.of(tool, reasoning_parser)
         self._open_tags, self._payload_tags, self._open_markers = r.open_tags, r.payload_tags, r.open
         self._plain_markers, self._reasoning_markers, self._leading_markers = r.plain, r.reasoning, r.leading
-        self._end_tag, self._call_ends_reasoning = r.end_tag, r.call_ends_reasoning
+        self._end_tag, self._call_ends_reasoning, self._framing = r.end_tag, r.call_ends_reasoning, r.framing
         self._label = OpenTagLabel(reasoning_parser.start_label if reasoning_parser else "", r.start_tag)
         in_reasoning = reasoning_parser is not None and reasoning_parser.initial_reasoning()
         bare = tool is not None and tool.bare_start
@@ -321,8 +326,8 @@ class BaseResponseParser(ResponseParser):
         tag = match.group()
         if tag in self._open_tags:
             return self._open_block(tag, start, end), True
-        if tag == self._end_tag:
-            return end, True  # a stray close tag after a call ended the reasoning
+        if tag == self._end_tag or tag in self._framing:
+            return end, True  # framing, or a stray close tag after a call ended the reasoning
         self._state = _REASONING  # the reasoning open tag
         self._label.opened()
         self._tokens.open(self._base + end)
@@ -362,7 +367,7 @@ class BaseResponseParser(ResponseParser):
         self._state = _REASONING
         if tag in self._open_tags:
             return self._open_block(tag, start, end), True
-        if tag == self._end_tag:
+        if tag == self._end_tag or tag in self._framing:
             self._close_reasoning(start)
         elif before and not before.isspace():
             append_text(deltas, False, tag)  # text came first: not a leading tag, just text

@@ -98,6 +98,12 @@ _ROWS = [
     Family("gpt-oss", None, None, response_parser="gpt-oss", tokenizer="gpt-oss",
            template="openai-gpt-oss-120b.jinja",
            description="gpt-oss: Harmony channels (analysis, commentary to=functions.X, final)"),
+    Family("kimi-k3", "kimi-k3", "kimi-k3", template="Kimi-K3.jinja",
+           description="Kimi-K3: XTML <|open|>think/response/tools elements, typed <|open|>argument values "
+                       "(no public vocabulary: pseudo-tokens)"),
+    Family("minicpm5", "minicpm5", "minicpm5", template="openbmb-MiniCPM5-1B.jinja",
+           description="MiniCPM5: <think> reasoning (prompt decides), <function name=..><param name=..> "
+                       "calls with CDATA strings (no public vocabulary: pseudo-tokens)"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

@@ -88,6 +88,9 @@ class ToolParser:
     # Strings a chat template writing this dialect contains, every one (a newline may be
     # written escaped); empty: the markers the parser reads (``lmparse.tools.autoselect``).
     template_markers: tuple[str, ...] = ()
+    # Markers of the family's message framing that are neither content nor calls (Kimi-K3's
+    # ``<|open|>response<|sep|>``): the router drops them from the content.
+    framing_markers: tuple[str, ...] = ()
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:

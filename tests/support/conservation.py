@@ -191,7 +191,7 @@ def _is_json(source: str) -> bool:
 def _find_name(text: str, name: str, start: int) -> tuple[int, str]:
     """Where a call's name is written after ``start``, and how: a whole word if it can be
     (``f`` is not the ``f`` of ``<function=``), else anywhere; as is, or JSON-escaped."""
-    forms = dict.fromkeys((name, json.dumps(name)[1:-1], json.dumps(name, ensure_ascii=False)[1:-1]))
+    forms = dict.fromkeys((name, json.dumps(name)[1:-1], json.dumps(name, ensure_ascii=False)[1:-1], _attribute(name)))
     for pattern in (r"(?<!\w){}(?!\w)", "{}"):
         found = [(m.start(), written) for written in forms
                  if (m := re.compile(pattern.format(re.escape(written))).search(text, start))]
@@ -222,12 +222,17 @@ def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> 
     return -1
 
 
+def _attribute(text: str) -> str:
+    """``text`` as an escaped attribute value (Kimi-K3 writes names and keys so)."""
+    return text.replace("&", "&amp;").replace('"', "&quot;")
+
+
 def _leaves(value: object) -> Iterable[tuple[str, ...]]:
     """The spellings each key and leaf of a decoded arguments object may have had on the wire.
     Numbers are not tracked (a converted value may be re-spelled: ``1.5e3`` -> 1500.0)."""
     if isinstance(value, list) and value and all(isinstance(p, tuple) for p in value):
         for k, v in value:  # an object, decoded as pairs so duplicate keys keep their order
-            yield (k,)
+            yield (k, _attribute(k))
             yield from _leaves(v)
     elif isinstance(value, list):
         for v in value:

@@ -78,6 +78,7 @@ class Wire:
     honours_thinking_off: bool = True  # False: the reasoning parser starts in reasoning regardless
     verbatim: bool = True  # arguments are forwarded as written (else converted by the schema)
     call_ends_reasoning: bool = False  # a call opened while reasoning ends it (Gemma 4)
+    head: str = ""  # with no open tag: the markup from which a cut-off block is a call (MiniCPM5)
 
     # ---- writing ----------------------------------------------------------------------------
 
@@ -444,3 +445,60 @@ GEMMA4 = GemmaWire(id="gemma4", tool_parser="gemma4", reasoning_parser="gemma4",
                    call_ends_reasoning=True)
 
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4)
+
+
+# ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
+
+def xtml_attribute(value: str) -> str:
+    """An attribute value as Kimi-K3's template escapes it: ``&`` first, then ``"``."""
+    return value.replace("&", "&amp;").replace('"', "&quot;")
+
+
+def xtml_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", dict: "object"}.get(type(value), "array")
+
+
+def xtml_argument(key: str, value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return (f'<|open|>argument key="{xtml_attribute(key)}" type="{xtml_type(value)}"<|sep|>'
+            f"{text}<|close|>argument<|sep|>")
+
+
+@dataclass(frozen=True, kw_only=True)
+class XtmlWire(Wire):
+    verbatim: bool = False
+
+    def inner(self, name: str, args: str, index: int = 1) -> str:
+        body = "".join(xtml_argument(k, v) for k, v in json.loads(args).items())
+        return f'<|open|>call tool="{xtml_attribute(name)}" index="{index}"<|sep|>{body}<|close|>call<|sep|>'
+
+    def block(self, *calls: Call) -> str:
+        return self.open + "".join(self.inner(n, a, i) for i, (n, a) in enumerate(calls, 1)) + self.close
+
+
+# No Kimi-K3 tokenizer: arbitrary chunkings only.
+KIMI_K3 = XtmlWire(id="kimi-k3", tool_parser="kimi-k3", reasoning_parser="kimi-k3", open="<|open|>tools<|sep|>",
+                   close="<|close|>tools<|sep|>", tokenizers=(), block_sep="", think_tag="<|open|>think<|sep|>",
+                   think_close="<|close|>think<|sep|>")
+ALL_WIRES = (*ALL_WIRES, KIMI_K3)
+
+
+# ---- minicpm5: <function name="N"><param name="K">V</param></function>, one per line, no block --------
+
+def minicpm5_call(name: str, params: Params) -> str:
+    body = "".join(f'<param name="{k}">' + (f"<![CDATA[{v}]]>" if any(c in v for c in "<&\n") else v) + "</param>"
+                   for k, v in params)
+    return f'<function name="{name}">{body}</function>'
+
+
+# The template thinks only when asked (enable_thinking undefined: the model decides, plain start).
+MINICPM5 = XmlWire(id="minicpm5", tool_parser="minicpm5", reasoning_parser="minicpm5", open="", close="",
+                   layout=minicpm5_call, tokenizers=(), request_extra={"chat_template_kwargs": {"enable_thinking": True}},
+                   head='<function name="')
+ALL_WIRES = (*ALL_WIRES, MINICPM5)
