@@ -211,7 +211,11 @@ def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> 
     try:
         value = json.loads(arguments, object_pairs_hook=list)
     except ValueError:
-        return _take(text, arguments.removesuffix("}"), start, taken)  # cut short; final may close it
+        prefix = arguments.removesuffix("}")
+        value = None if prefix in text[start:] else _closed(arguments)
+        if value is None:
+            return _take(text, prefix, start, taken)  # cut short; final may close it
+        # A converted call that broke off mid-value: its leaves so far are checked as below.
     if json.dumps(arguments, ensure_ascii=False)[1:-1] in text[start:]:
         return _take(text, arguments, start, taken)
     for spellings in _leaves(value):
@@ -220,6 +224,28 @@ def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> 
         assert found or not spellings[0].isprintable(), (
             f"argument leaf {spellings[0]!r} of {arguments!r} is not in the input after {start}")
     return -1
+
+
+def _closed(source: str) -> object:
+    """Converted arguments that broke off (``{"c": ``) closed into JSON without adding a
+    leaf (a dangling key is dropped), decoded as pairs; None if that does not decode."""
+    body = re.sub(r'(?:,\s*|\{\s*)?"(?:[^"\\]|\\.)*"\s*:\s*$', lambda m: m.group()[:1] if m.group()[:1] == "{" else "",
+                  source.rstrip())
+    closers, in_string, escaped = [], False, False
+    for ch in body:
+        if in_string:
+            in_string = not (ch == '"' and not escaped)
+            escaped = ch == "\\" and not escaped
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            closers.append("}" if ch == "{" else "]")
+        elif ch in "}]" and closers:
+            closers.pop()
+    try:
+        return json.loads(body + ('"' if in_string else "") + "".join(reversed(closers)), object_pairs_hook=list)
+    except ValueError:
+        return None
 
 
 def _attribute(text: str) -> str:
