@@ -193,3 +193,48 @@ def test_response_template_parser_needs_a_template() -> None:
         create_parser(response_parser="response-template")
     with pytest.raises(ValueError, match="tool_parser"):
         create_parser(tool_parser="qwen", response_template=QWEN3)
+
+
+# ---- linear time: the worst text of each region, streamed in 64-character chunks ----------------
+
+HOSTILE = {
+    "qwen3": lambda n: ("<" * (n // 4) + "<tool_cal" * (n // 40) + '<tool_call>\n{"name": "f", "arguments": {"a": "'
+                        + '<\\"' * (n // 12) + '"}}\n</tool_call>'),
+    "qwen3_5": lambda n: ("<thin" * (n // 20) + "<tool_call>\n<function=f>\n<parameter=a>\n"
+                          + "</param" * (n // 14) + "\n</parameter>\n</function>\n</tool_call>"),
+    "gemma4": lambda n: ("<|tool_cal" * (n // 40) + '<|tool_call>call:f{a:<|"|>' + "<|\"" * (n // 6)
+                         + '<|"|>}<tool_call|>'),
+}
+TEMPLATES = {"qwen3": QWEN3, "qwen3_5": QWEN3_5, "gemma4": GEMMA4}
+
+
+def stream_cost(template: dict[str, Any], text: str, repeats: int) -> float:
+    import time
+
+    compiled = ResponseTemplate(template)
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        for _ in range(repeats):
+            p = compiled.parser({"tools": TOOLS})
+            for i in range(0, len(text), 64):
+                p.stream_chunk(text[i : i + 64])
+            p.stream_chunk("", final=True)
+        best = min(best, time.process_time() - started)
+    return best
+
+
+@pytest.mark.parametrize("key", HOSTILE)
+def test_hostile_regions_cost_linear_work(key: str) -> None:
+    """16 times the text may cost at most 4 times 16 the work (a ratio, no absolute time)."""
+    import gc
+
+    small, large = 1 << 15, 1 << 19
+    gc.collect()
+    gc.disable()
+    try:
+        small_cost = stream_cost(TEMPLATES[key], HOSTILE[key](small), large // small)
+        large_cost = stream_cost(TEMPLATES[key], HOSTILE[key](large), 1)
+    finally:
+        gc.enable()
+    assert large_cost <= 4 * small_cost, (key, small_cost, large_cost)
