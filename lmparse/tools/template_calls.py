@@ -18,50 +18,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import Deltas, ToolParser
-from .dialects._syntax import arg_start_hook, at_partial, function_hook, read_until
-from .dialects.gemma4 import _ARGS, Gemma4ToolParser
+from .base import ToolParser
+from .dialects._syntax import arg_start_hook, function_hook, read_until
+from .dialects.gemma4 import Gemma4ToolParser
 from .dialects.pythonic import PythonicToolParser
 from .json_envelope import JsonToolParser
-from .value_grammar import LiteralTranslator, ValueGrammar
+from .value_grammar import ValueGrammar
 from .xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 
 __all__ = ["envelope_parser", "literal_call_parser", "xml_call_parser", "python_list_parser"]
 
-_MAX_NAME = 256  # a longer name is prose, not a name: a bound on what is held
-
 
 class TemplateLiteralCallParser(Gemma4ToolParser):
-    """``OPEN HEAD NAME{literal}CLOSE``: the head and the name's pattern come from the template's
-    opener, the literal's string delimiters from ``content_args.string_delims``."""
+    """``OPEN HEAD NAME{literal}CLOSE``: the head and the name's characters come from the
+    template's opener, the literal's string delimiters from ``content_args.string_delims``;
+    only the template's close tag closes a call."""
 
-    call_head = ""
-    name_pattern = re.compile(r"\w+")
-    grammar = ValueGrammar('"', '"')
     summary = "a template's OPEN NAME{key:value} CLOSE object literal"
-
-    def _reset_payload(self) -> None:
-        super()._reset_payload()
-        self._literal = LiteralTranslator(self.grammar)
-
-    def _consume_head(self, text: str, deltas: Deltas) -> int | None:
-        head = self.call_head
-        if not text.startswith(head):
-            if at_partial(text, 0, head):
-                return None
-            self._reject(deltas)
-            return 0
-        match = self.name_pattern.match(text, len(head))
-        end = match.end() if match else len(head)
-        if end - len(head) > _MAX_NAME or (end < len(text) and (text[end] != "{" or end == len(head))):
-            self._reject(deltas)
-            return 0
-        if end == len(text):
-            return None
-        self._begin_call()
-        self._emit_name(deltas, text[len(head):end])
-        self._phase = _ARGS
-        return end
 
     def _consume_close(self, text: str, pos: int, final: bool) -> int:
         return ToolParser._consume_close(self, text, pos, final)
@@ -105,8 +78,8 @@ def envelope_parser(open_tags: tuple[str, ...], close: str | None) -> type[ToolP
 def literal_call_parser(open_tag: str, head: str, name_pattern: str, grammar: ValueGrammar,
                         close: str | None) -> type[ToolParser]:
     return _subclass(TemplateLiteralCallParser, "TemplateLiteralCallParser", {
-        "tool_open_tags": (open_tag,), "tool_close_tag": close, "call_head": head,
-        "name_pattern": re.compile(name_pattern), "grammar": grammar})
+        "tool_open_tags": (open_tag,), "tool_close_tag": close, "call_heads": (head,),
+        "name_chars": re.compile(f"(?:{name_pattern})?"), "grammar": grammar})
 
 
 def xml_call_parser(open_tag: str, function_open: str, name_end: str, parameter_open: str, key_end: str,
