@@ -238,3 +238,34 @@ def test_hostile_regions_cost_linear_work(key: str) -> None:
     finally:
         gc.enable()
     assert large_cost <= 4 * small_cost, (key, small_cost, large_cost)
+
+
+NAMED_JSON = {"start_anchor": "<|start|>", "fields": {
+    "tool_calls": {"open_pattern": r"<call>(?P<name>[\w.-]+)", "close": "</call>", "content": "json",
+                   "repeats": True, "transform": {"type": "function",
+                                                  "function": {"name": "{name}", "arguments": "{content}"}}},
+    "content": {}}}
+
+
+def test_a_name_captured_by_the_opener_with_plain_json_arguments_streams_them() -> None:
+    text = 'Sure.<call>f{"a": "x \\"y\\" }", "b": [1, {"c": null}]}</call><call>g{}</call>'
+
+    def make() -> Any:
+        return create_parser(response_template=NAMED_JSON, request={"tools": TOOLS})
+
+    check_parse(make, text, Expected("Sure.", None, [("f", '{"a": "x \\"y\\" }", "b": [1, {"c": null}]}'),
+                                                   ("g", "{}")]))
+    p = make()
+    calls = [tc for d, _ in p.stream_chunk('<call>f{"a": "lo') for tc in (d.tool_calls or [])]
+    assert calls[0].function.name == "f" and "lo" in "".join(tc.function.arguments or "" for tc in calls)
+
+
+def test_broken_named_json_keeps_its_text() -> None:
+    """Not a name: text.  Broken arguments after the name: the call ends with what it had."""
+    def make() -> Any:
+        return create_parser(response_template=NAMED_JSON, request={"tools": TOOLS})
+
+    check_parse(make, "<call>{oops}</call>", Expected("<call>{oops}</call>"))
+    p = make()
+    message = p.parse_complete('<call>f{"a": 1]</call>')
+    assert [c.function.name for c in message.tool_calls] == ["f"]

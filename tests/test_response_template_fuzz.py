@@ -20,7 +20,7 @@ from .test_fuzz_all_parsers import PIECES
 TOOLS = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {
     "a": {"type": "string"}, "b": {"type": "integer"}}}}} for n in ("f", "g")]
 NAMED = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
-SHAPES = ("json", "xml", "literal", "python")
+SHAPES = ("json", "xml", "literal", "named-json", "python")
 
 
 def _escape(text: str) -> str:
@@ -48,6 +48,10 @@ def template_for(shape: str, tag: str, think: str, delim: str) -> tuple[dict[str
                                 "content": "json", "transform": NAMED,
                                 "content_args": {"unquoted_keys": True, "string_delims": [[delim, delim]]}}
         pieces += ["call:f{", "call:g", "a:", "b:1", delim, "}", "{", "[", "]", ",", "tr", "null"]
+    elif shape == "named-json":
+        fields["tool_calls"] = {"open_pattern": _escape(open_) + r"(?P<name>\w+)", "close": close, "content": "json",
+                                "transform": NAMED}
+        pieces += ["f{", "g", '{"a": "x"}', '"b": 2', "}", "{", "[", "]", ",", "tr", '"', "\\"]
     else:
         fields["tool_calls"] = {"open": open_, "close": close, "content": "python-call-list"}
         pieces += ["[f(a=1)", "g()", "]", ")", "(", "'x'", ", "]

@@ -28,7 +28,8 @@ from ..reasoning import ReasoningParser
 from ..registry import ResponseParserManager
 from ..request import ParserRequest
 from ..tools.base import ToolParser
-from ..tools.template_calls import envelope_parser, literal_call_parser, python_list_parser, xml_call_parser
+from ..tools.template_calls import (envelope_parser, literal_call_parser, named_json_parser, python_list_parser,
+                                    xml_call_parser)
 from ..tools.value_grammar import ValueGrammar
 from .base import BaseResponseParser
 from .template_spec import FieldSpec, Part, TemplateSpec, pattern_parts, read_template
@@ -175,9 +176,11 @@ def _literal_calls(where: str, field: FieldSpec, opener: tuple[Part, ...], close
         raise ValueError(f"{where}: a named json call's open must be TEXT(?P<name>...)")
     args = field.content_args
     delims = args.get("string_delims") or []
-    if not args.get("unquoted_keys") or len(delims) != 1:
-        raise ValueError(f"{where}: a named json call needs unquoted_keys and one string_delims pair")
     tag, head = _split_open_tag(opener[0].value)
+    if not args.get("unquoted_keys") and not delims:
+        return named_json_parser(tag, head, opener[1].value, close)
+    if not args.get("unquoted_keys") or len(delims) != 1:
+        raise ValueError(f"{where}: a named json call takes plain JSON, or unquoted_keys with one string_delims pair")
     return literal_call_parser(tag, head, opener[1].value, ValueGrammar(delims[0][0], delims[0][1]), close)
 
 

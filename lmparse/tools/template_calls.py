@@ -8,6 +8,8 @@ like a hand-written dialect's (identity first, argument text as it arrives):
 * ``json`` whose opener captures the name (``<|tool_call>call:(?P<name>\\w+)``) with
   ``unquoted_keys`` and one ``string_delims`` pair: an object literal (``LiteralTranslator``;
   Gemma 4's ``{k:<|"|>v<|"|>}``);
+* ``json`` whose opener captures the name, plain JSON arguments: forwarded as scanned
+  (``JsonArguments``);
 * ``xml-inline`` whose opener captures the name and whose ``tag_pattern`` is
   ``OPEN(?P<key>..)END\\s*(?P<value>.*?)\\s*CLOSE`` (``XmlToolParser``; Qwen3.5's ``<parameter=K>``);
 * ``python-call-list`` between literal markers (``PythonicToolParser``).
@@ -18,15 +20,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import ToolParser
+from .base import Deltas, ToolParser
 from .dialects._syntax import arg_start_hook, function_hook, read_until
 from .dialects.gemma4 import Gemma4ToolParser
 from .dialects.pythonic import PythonicToolParser
+from .json_arguments import JsonArguments
 from .json_envelope import JsonToolParser
 from .value_grammar import ValueGrammar
 from .xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 
-__all__ = ["envelope_parser", "literal_call_parser", "xml_call_parser", "python_list_parser"]
+__all__ = ["envelope_parser", "literal_call_parser", "named_json_parser", "xml_call_parser", "python_list_parser"]
 
 
 class TemplateLiteralCallParser(Gemma4ToolParser):
@@ -38,6 +41,33 @@ class TemplateLiteralCallParser(Gemma4ToolParser):
 
     def _consume_close(self, text: str, pos: int, final: bool) -> int:
         return ToolParser._consume_close(self, text, pos, final)
+
+
+class TemplateNamedJsonParser(TemplateLiteralCallParser):
+    """``OPEN HEAD NAME{json}CLOSE``: JSON arguments after a captured name, forwarded as scanned."""
+
+    summary = "a template's OPEN NAME {json} CLOSE"
+
+    def _reset_payload(self) -> None:
+        super()._reset_payload()
+        self._arguments = JsonArguments(self._calls)
+
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        arguments = self._arguments
+        pos = arguments.consume(text, pos, deltas, final)
+        scanner = arguments.scanner
+        if scanner.broken:
+            arguments.flush(deltas, complete=False)
+            self._reject(deltas)  # after the name: the call ends with what it had
+        elif scanner.done:
+            arguments.flush(deltas)
+            self._end_call(deltas)
+            self._payload_closed = True
+        return pos
+
+    def _finish_payload(self, deltas: Deltas) -> None:
+        self._arguments.flush(deltas, complete=False)  # cut off: a held scalar as written
+        super()._finish_payload(deltas)
 
 
 class TemplateXmlToolParser(XmlToolParser):
@@ -80,6 +110,12 @@ def literal_call_parser(open_tag: str, head: str, name_pattern: str, grammar: Va
     return _subclass(TemplateLiteralCallParser, "TemplateLiteralCallParser", {
         "tool_open_tags": (open_tag,), "tool_close_tag": close, "call_heads": (head,),
         "name_chars": re.compile(f"(?:{name_pattern})?"), "grammar": grammar})
+
+
+def named_json_parser(open_tag: str, head: str, name_pattern: str, close: str | None) -> type[ToolParser]:
+    return _subclass(TemplateNamedJsonParser, "TemplateNamedJsonParser", {
+        "tool_open_tags": (open_tag,), "tool_close_tag": close, "call_heads": (head,),
+        "name_chars": re.compile(f"(?:{name_pattern})?")})
 
 
 def xml_call_parser(open_tag: str, function_open: str, name_end: str, parameter_open: str, key_end: str,

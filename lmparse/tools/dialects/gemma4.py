@@ -77,6 +77,10 @@ class Gemma4ToolParser(ToolParser):
             pos = found
             if self._rejected:
                 return pos
+        return self._consume_arguments(text, pos, deltas, final)
+
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        """The named call's arguments from ``pos``: the new position."""
         literal = self._literal
         pos = literal.feed(text, pos, final)
         self._calls.arguments(deltas, literal.writer.take())
