@@ -269,3 +269,17 @@ def test_broken_named_json_keeps_its_text() -> None:
     p = make()
     message = p.parse_complete('<call>f{"a": 1]</call>')
     assert [c.function.name for c in message.tool_calls] == ["f"]
+
+
+def test_lmparse_parse_takes_a_response_template(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lmparse.cli import main
+
+    template = tmp_path / "template.json"
+    template.write_text(json.dumps(GEMMA4), encoding="utf-8")
+    reply = tmp_path / "reply.txt"
+    reply.write_text('<|channel>thought\nhm<channel|>Sure.<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>',
+                     encoding="utf-8")
+    assert main(["parse", "--response-template", str(template), str(reply)]) == 0
+    message = json.loads(capsys.readouterr().out)
+    assert (message["content"], message["reasoning_content"]) == ("Sure.", "hm")
+    assert message["tool_calls"][0]["function"] == {"name": "f", "arguments": '{"a": "x"}'}
