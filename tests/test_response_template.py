@@ -182,10 +182,24 @@ def test_loads_from_a_json_file_and_a_model_directory(tmp_path: Path) -> None:
     ({"fields": {**QWEN3["fields"], "tool_calls": {"open_pattern": "<a>.*", "content": "json"}}}, "not supported"),
     ({"fields": {**QWEN3["fields"], "title": {"open": "<t>", "close": "</t>"}}}, "not served"),
     ({"fields": {"content": {"content": "yaml"}}}, "content 'yaml'"),
+    ({"fields": {**QWEN3["fields"], "content": {"join": ""}}}, "join needs repeats"),
+    ({"fields": {**QWEN3["fields"], "tool_calls": {**QWEN3["fields"]["tool_calls"], "transform": None,
+                                                   "open_pattern": "<c>(?P<name>\\w+)"}}}, "need a transform"),
+    ({"fields": {**QWEN3["fields"], "reasoning_content": {"open": ["<think>", "<t>"], "close": "</think>"}}},
+     "one literal open"),
+    ({"start_anchor": None, "start_anchor_pattern": "<a>\\s+"}, "literal text"),
+    ({"start_anchor_pattern": "<a>"}, "exactly one of"),
 ])
 def test_a_template_lmparse_cannot_serve_is_refused_by_name(change: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         create_parser(response_template={**QWEN3, **change})
+
+
+def test_a_literal_start_anchor_pattern_is_read_as_its_text() -> None:
+    template = {**{k: v for k, v in QWEN3.items() if k != "start_anchor"},
+                "start_anchor_pattern": "<\\|im_start\\|>assistant\\n"}
+    assert ResponseTemplate(template).spec.anchors == ("<|im_start|>assistant\n",)
+    assert ResponseTemplate(GEMMA4).spec.anchors == ("<|turn>model\n", "<tool_response|>")
 
 
 def test_response_template_parser_needs_a_template() -> None:

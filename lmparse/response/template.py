@@ -78,9 +78,17 @@ class ResponseTemplate:
 
 
 class _PrefixDecides(ReasoningParser):
-    """Reasoning opened by the template's region: the prompt's tail decides the start (HF's prefix)."""
+    """Reasoning opened by the template's region: the prompt after its last start anchor decides
+    the start (HF's prefix); without a prompt, content."""
 
     initial_mode = "auto"
+    anchors: tuple[str, ...] = ()
+
+    def __init__(self, request: ParserRequest, prompt: str | None = None) -> None:
+        if prompt is not None:
+            cut = max((at + len(a) for a in self.anchors if (at := prompt.rfind(a)) >= 0), default=0)
+            prompt = prompt[cut:]
+        super().__init__(request, prompt)
 
     def starts_in_reasoning(self) -> bool:
         return False  # HF with an empty prefix starts in the implicit field
@@ -93,14 +101,15 @@ def _reasoning_class(spec: TemplateSpec) -> type[ReasoningParser] | None:
     if field.content != "text":
         raise ValueError(f"{spec.source}: reasoning field {field.name!r} must have content 'text'")
     start, end = _literal(spec.source, field, field.opens, "open"), _literal(spec.source, field, field.closes, "close")
-    return type("TemplateReasoningParser", (_PrefixDecides,), {"start_tag": start, "end_tag": end})
+    return type("TemplateReasoningParser", (_PrefixDecides,),
+                {"start_tag": start, "end_tag": end, "anchors": spec.anchors})
 
 
 def _literal(where: str, field: FieldSpec, alternatives: tuple[tuple[Part, ...], ...], key: str) -> str:
     texts = [_text_of(parts) for parts in alternatives]
-    if not texts or any(t is None for t in texts):
-        raise ValueError(f"{where}: field {field.name!r} needs a literal {key} (no captures) for lmparse to route it")
-    return str(texts[0])
+    if len(texts) != 1 or texts[0] is None:
+        raise ValueError(f"{where}: field {field.name!r} needs one literal {key} (no captures) for lmparse to route it")
+    return texts[0]
 
 
 def _text_of(parts: tuple[Part, ...]) -> str | None:
@@ -122,6 +131,8 @@ def _close(where: str, field: FieldSpec) -> tuple[str | None, str | None]:
     """(function close, block close) from the closer: ``</function>\\s*</tool_call>`` or one literal."""
     if not field.closes:
         return None, None
+    if len(field.closes) > 1:
+        raise ValueError(f"{where}: tool_calls close must be one marker, not {len(field.closes)} alternatives")
     core = _trim(field.closes[0])
     texts = [p.value for p in core if p.kind == "text"]
     if len(texts) != len(core) - core.count(Part("space")) or not 1 <= len(texts) <= 2:

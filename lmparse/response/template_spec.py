@@ -38,6 +38,10 @@ class Part:
     name: str = ""
 
 
+def _captures(alternatives: tuple[tuple[Part, ...], ...]) -> bool:
+    return any(p.kind == "capture" for parts in alternatives for p in parts)
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     name: str
@@ -56,6 +60,7 @@ class FieldSpec:
 class TemplateSpec:
     fields: dict[str, FieldSpec]
     source: str  # where it came from, for messages
+    anchors: tuple[str, ...] = ()  # the start anchors, literal: the prompt is read after the last one
 
     def field(self, *names: str) -> FieldSpec | None:
         return next((self.fields[n] for n in names if n in self.fields), None)
@@ -74,7 +79,7 @@ def read_template(source: Any) -> TemplateSpec:
         raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; valid: {sorted(TEMPLATE_KEYS)}")
     if source.get("version", 1) != 1:
         raise ValueError(f"{where}: version {source.get('version')!r} is not supported (only 1)")
-    if ("start_anchor" in source) == ("start_anchor_pattern" in source):
+    if (source.get("start_anchor") is None) == (source.get("start_anchor_pattern") is None):
         raise ValueError(f"{where}: exactly one of start_anchor / start_anchor_pattern is required")
     fields = source.get("fields")
     if not isinstance(fields, dict) or not fields:
@@ -83,7 +88,24 @@ def read_template(source: Any) -> TemplateSpec:
     implicit = [n for n, f in specs.items() if f.implicit]
     if len(implicit) > 1:
         raise ValueError(f"{where}: at most one field may lack an opener; {implicit} do")
-    return TemplateSpec(specs, where)
+    return TemplateSpec(specs, where, _anchors(where, source))
+
+
+def _anchors(where: str, source: dict[str, Any]) -> tuple[str, ...]:
+    literal = source.get("start_anchor")
+    if literal is not None:
+        texts = [literal] if isinstance(literal, str) else list(literal)
+        if not texts or not all(isinstance(t, str) and t for t in texts):
+            raise ValueError(f"{where}: start_anchor must be a non-empty string or list of strings")
+        return tuple(texts)
+    pattern = source["start_anchor_pattern"]
+    try:
+        alternatives = [pattern_parts(p) for p in _alternatives(pattern)]
+    except ValueError as e:
+        raise ValueError(f"{where}: start_anchor_pattern {pattern!r}: {e}") from None
+    if not all(len(parts) == 1 and parts[0].kind == "text" for parts in alternatives):
+        raise ValueError(f"{where}: start_anchor_pattern {pattern!r} must spell literal text")
+    return tuple(parts[0].value for parts in alternatives)
 
 
 def _load_file(path: Path) -> Any:
@@ -109,8 +131,14 @@ def _field(where: str, name: str, field: Any) -> FieldSpec:
     if content not in CONTENT_TYPES:
         raise ValueError(f"{where}: field {name!r}: content {content!r}; valid: {sorted(CONTENT_TYPES)}")
     args = field.get("content_args") or {}
-    return FieldSpec(name, _marker(where, name, field, "open"), _marker(where, name, field, "close"), content,
-                     dict(args), field.get("transform"))
+    if "join" in field and not field.get("repeats"):
+        raise ValueError(f"{where}: field {name!r}: join needs repeats")
+    if field.get("transform_each") and field.get("transform") is None:
+        raise ValueError(f"{where}: field {name!r}: transform_each needs transform")
+    opens, closes = _marker(where, name, field, "open"), _marker(where, name, field, "close")
+    if (_captures(opens) or _captures(closes)) and field.get("transform") is None:
+        raise ValueError(f"{where}: field {name!r}: named groups in open/close need a transform")
+    return FieldSpec(name, opens, closes, content, dict(args), field.get("transform"))
 
 
 def _marker(where: str, name: str, field: dict[str, Any], key: str) -> tuple[tuple[Part, ...], ...]:
