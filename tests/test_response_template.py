@@ -19,6 +19,7 @@ from .support.response_templates import GEMMA4, GEMMA_PROMPT, QWEN3, QWEN3_5, QW
 from .support.stream import Expected, check_parse, result_of
 from .support.wires import GEMMA4 as GEMMA4_WIRE
 from .support.wires import QWEN, QWEN3CODER, Wire
+from . import test_contract as contract
 from .test_contract import CASES, applies
 
 A = '{"city": "Paris", "days": 3}'
@@ -77,6 +78,17 @@ def equivalence_cases() -> list[Any]:
 def test_fallback_template_passes_the_dialects_case_table(key: str, twire: Wire, text: str, expected: Expected,
                                                            request_: Any) -> None:
     twire.check(text, expected, request=request_)
+
+
+TEMPLATE_WIRES = {key: template_wire(wire, template, prompt) for key, (wire, _, template, prompt) in PAIRS.items()}
+
+
+@pytest.mark.parametrize("key", PAIRS)
+def test_fallback_templates_record_dropped_calls_and_stream_a_megabyte_value(key: str) -> None:
+    """The contract's other two checks: a call to an unoffered tool is recorded in ``dropped``; a
+    1 MB string value streams early with a small held suffix."""
+    contract.test_dropped_calls_are_recorded(TEMPLATE_WIRES[key])
+    contract.test_long_string_value_streams_in_bounded_memory(TEMPLATE_WIRES[key])
 
 
 # The cases where the gemma4 dialect ends reasoning at a call: the quirk above, and no other.
