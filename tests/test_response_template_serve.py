@@ -59,6 +59,15 @@ def test_a_named_dialect_wins_over_the_models_template(tmp_path):
     assert binding.new_parser(ParserRequest.accept_all()).parse_complete(REPLY).reasoning_content.strip() == REASONING
 
 
+def test_response_parser_response_template_takes_the_models_template_or_says_what_is_missing(tmp_path):
+    family = get_family("qwen3").with_parsers("", "", "response-template")
+    model = model_with_template(tmp_path / "with", NO_REASONING)
+    binding = upstream_binding(family, "vllm", "http://unused", model_dir=model)
+    assert binding.new_parser(ParserRequest.accept_all()).parse_complete(REPLY).reasoning_content is None
+    with pytest.raises(ValueError, match="needs --model DIR whose tokenizer_config.json has a response_template"):
+        upstream_binding(family, "vllm", "http://unused", model_dir=qwen3_model_dir(tmp_path / "without"))
+
+
 def test_a_template_lmparse_cannot_serve_is_a_startup_error_naming_the_way_out(tmp_path):
     broken = deepcopy(QWEN3)
     broken["fields"]["tool_calls"]["open_pattern"] = "<tool_call>.*"

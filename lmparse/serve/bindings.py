@@ -118,7 +118,8 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
     from .engines.upstream import DEFAULT_MAX_TOKENS, UpstreamEngine
 
     files = load_model_dir(model_dir) if model_dir is not None else None
-    response_template = _model_response_template(files) if not dialect_named else None
+    asked = family.response_parser == "response-template"  # --response-parser response-template
+    response_template = _model_response_template(files, asked) if asked or not dialect_named else None
     if response_template is not None:
         family = replace(family, tool_parser=None, reasoning_parser=None, response_parser="response-template")
     template: ChatTemplate | None
@@ -140,17 +141,22 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
     return binding
 
 
-def _model_response_template(files: ModelFiles | None) -> ResponseTemplate | None:
-    """The model directory's own response_template, compiled (a startup error if lmparse cannot serve it)."""
+def _model_response_template(files: ModelFiles | None, asked: bool) -> ResponseTemplate | None:
+    """The model directory's own response_template, compiled (a startup error if lmparse cannot
+    serve it, or if it was asked for and there is none)."""
     if files is None or files.response_template is None:
+        if asked:
+            raise ValueError("--response-parser response-template needs --model DIR whose tokenizer_config.json "
+                             "has a response_template")
         return None
     try:
         compiled = ResponseTemplate(files.response_template)
     except ValueError as exc:
         raise ValueError(f"--model {files.path}: its response_template cannot be served ({exc}); "
                          "name the dialect with --family or --tool-call-parser") from None
-    logger.info("--model %s ships a response_template and no dialect was named: replies are parsed by the "
-                "response-template parser (fields %s)", files.path, ", ".join(compiled.spec.fields))
+    logger.info("--model %s ships a response_template%s: replies are parsed by the response-template parser "
+                "(fields %s)", files.path, "" if asked else " and no dialect was named",
+                ", ".join(compiled.spec.fields))
     return compiled
 
 
