@@ -201,10 +201,23 @@ def test_loads_from_a_json_file_and_a_model_directory(tmp_path: Path) -> None:
      "one literal open"),
     ({"start_anchor": None, "start_anchor_pattern": "<a>\\s+"}, "literal text"),
     ({"start_anchor_pattern": "<a>"}, "exactly one of"),
+    ({"fields": {**QWEN3["fields"], "content": {"open": "<answer>", "close": "</answer>"}}}, "without an opener"),
+    ({"fields": {**QWEN3["fields"], "content": {"content": "json"}}}, "text field"),
 ])
 def test_a_template_lmparse_cannot_serve_is_refused_by_name(change: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         create_parser(response_template={**QWEN3, **change})
+
+
+def test_a_template_without_calls_routes_reasoning_and_content() -> None:
+    template = {"start_anchor": "<|im_start|>assistant\n", "fields": {
+        "reasoning_content": {"open": "<think>", "close": "</think>"}, "content": {}}}
+
+    def make() -> Any:
+        return create_parser(response_template=template, request={"tools": TOOLS})
+
+    text = '<think>a</think>b<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'
+    check_parse(make, text, Expected('b<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>', "a"))
 
 
 def test_a_literal_start_anchor_pattern_is_read_as_its_text() -> None:

@@ -63,6 +63,10 @@ class ResponseTemplate:
         implicit = [f.name for f in spec.fields.values() if f.implicit]
         if implicit and implicit != ["content"]:
             raise ValueError(f"{spec.source}: the field without an opener must be 'content', not {implicit[0]!r}")
+        content = spec.fields.get("content")
+        if content is not None and (not content.implicit or content.content != "text"):
+            raise ValueError(f"{spec.source}: 'content' must be the text field without an opener "
+                             "(lmparse routes every other text to it)")
         self.spec = spec
         self.reasoning_class = _reasoning_class(spec)
         calls = spec.fields.get("tool_calls")
