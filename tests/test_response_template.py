@@ -156,6 +156,25 @@ def test_the_prompt_decides_where_the_reply_starts(prompt: str | None, expected:
     check_parse(lambda: qwen(prompt=prompt), "a</think>b", expected)
 
 
+def test_the_prompt_is_read_after_its_last_start_anchor() -> None:
+    """As HF cuts its prefix: an opener inside the anchor itself opens nothing."""
+    template = {**QWEN3, "start_anchor": "<|im_start|>assistant\n<think>\n"}
+    check_parse(lambda: create_parser(response_template=template, prompt=QWEN_THINKING), "a</think>b",
+                Expected("a</think>b"))
+
+
+def test_quirk_every_call_streams_without_repeats() -> None:
+    """Without ``repeats`` HF keeps the last call only; lmparse emits every call it parses."""
+    fields = {**QWEN3["fields"], "tool_calls": {k: v for k, v in QWEN3["fields"]["tool_calls"].items()
+                                                if k != "repeats"}}
+    text = QWEN.calls(("f", "{}"), ("g", '{"a": 1}'))
+
+    def make() -> Any:
+        return create_parser(response_template={**QWEN3, "fields": fields}, request={"tools": TOOLS})
+
+    check_parse(make, text, Expected(None, None, [("f", "{}"), ("g", '{"a": 1}')]))
+
+
 def test_a_gemma_name_outside_the_name_pattern_does_not_open_a_call() -> None:
     text = '<|tool_call>call:get-weather{a:<|"|>x<|"|>}<tool_call|>'
     check_parse(lambda: gemma(text), text, Expected(text))
