@@ -154,8 +154,12 @@ def test_template_round_trip(scenario, content):
 
 HAZARDS = ["<", "&", "\n", "</param>", "</function>", "<function name=\"f\">", "<![CDATA[", "]]", "]", ">", '"', "'",
            "<think>", "</think>", "\\"]
+# Excluded: "]]>" (no CDATA can hold it), a raw value that looks like a CDATA opener, and a value
+# that is itself a JSON string literal (``""``): every XML-like dialect reads a quoted value as
+# the string it quotes (convert_value), so the wire cannot tell the two apart.
 strings = st.lists(st.sampled_from(HAZARDS) | st.text(max_size=3), max_size=6).map("".join).filter(
-    lambda s: "]]>" not in s and not (s.startswith("<![CDATA[") and not any(c in s for c in "<&\n")))
+    lambda s: "]]>" not in s and not (s.startswith("<![CDATA[") and not any(c in s for c in "<&\n"))
+    and not s.strip().startswith('"'))
 keys = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
 calls_st = st.lists(st.tuples(st.sampled_from(["f", "g"]), st.dictionaries(keys, strings, max_size=3)), min_size=1,
                     max_size=3)
