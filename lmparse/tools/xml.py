@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeVar, Union
 
 from ..markers import WHITESPACE, MarkerSet
 from ..request import ParserRequest
-from ..schema import schema_type
+from ..schema import canonical_type, schema_type
 from .base import RUN_STEPS, BlockStep, Deltas, ToolParser, run_step
 from .calls import new_call_id
 from .json_scanner import JsonValueScanner
@@ -61,11 +61,15 @@ ArgNameStep = tuple[int, str] | tuple[int, str, Literal["string", "json"] | None
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 # How a value is carried into the arguments object.
 _STREAM, _BUFFER, _JSON = range(3)
+# How far past an enclosing close tag met inside a value the value's own close tag is looked for.
+_LOOKAHEAD = 256
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 def convert_value(raw: str, kind: str | None) -> str:
-    """JSON source for a complete value of a schema type; what does not convert stays a string."""
+    """JSON source for a complete value of a schema type (any name ``canonical_type``
+    knows: ``int``, ``double``, ``dict``...); what does not convert stays a string."""
+    kind = canonical_type(kind) or kind
     text = raw.strip()
     if kind == "integer":
         if re.fullmatch(r"[-+]?\d+", text):
@@ -140,8 +144,11 @@ class XmlToolParser(ToolParser):
         return derive_call_syntax(cls, cls.argument_style) if cls.argument_style else None
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
-        close = self.arg_value_close
-        self._value_end = MarkerSet.of((close, "\n" + close) if self.value_newlines else (close,))
+        # A value ends at its own close tag or, when that never comes, at the enclosing
+        # function's or block's close (``<parameter=x>v</function>``), which stays unconsumed.
+        stops = (self.arg_value_close, self.function_close, self.tool_close_tag)
+        self._value_stops = MarkerSet.of(stops)
+        self._value_end = MarkerSet.of((*stops, *("\n" + s for s in stops if s)) if self.value_newlines else stops)
         super().__init__(request, id_factory)
 
     # ---- the three dialect hooks ------------------------------------------------------
@@ -274,17 +281,41 @@ class XmlToolParser(ToolParser):
                     self._calls.arguments(deltas, '"')
         if self._value_mode == _JSON:
             pos = self._scan_json_value(text, pos, deltas, final)
-        close = self.arg_value_close
-        end = text.find(close, pos)
+        end, own = self._value_stop(text, pos, final)
         if end == -1:
             stop = n if final else self._value_end.held_start(text, pos)
             self._take_value(text[pos:stop], deltas)
             return stop  # at final, _finish_payload finishes the value
         stop = end - 1 if self.value_newlines and end > pos and text[end - 1] == "\n" else end
         self._take_value(text[pos:stop], deltas)
+        if own is None:
+            return stop  # an enclosing close tag, undecided: held
         self._finish_value(deltas)
         self._phase = _ARG_START
-        return end + len(close)
+        return end + len(self.arg_value_close) if own else end
+
+    def _value_stop(self, text: str, pos: int, final: bool) -> tuple[int, bool | None]:
+        """Where the value from ``pos`` ends: ``(index, True)`` at its own close tag,
+        ``(index, False)`` at an enclosing close tag that ends it (left unconsumed),
+        ``(index, None)`` at one that is undecided yet, ``(-1, None)`` if none has arrived.
+
+        An enclosing close tag is data when the value's own close tag follows it before
+        another parameter opens (``x </tool_call> y</parameter>``), looked for within
+        ``_LOOKAHEAD`` characters."""
+        close = self.arg_value_close
+        found = self._value_stops.search(text, pos)
+        if found is None:
+            return -1, None
+        if found.group() == close:
+            return found.start(), True
+        after = found.end()
+        window = text[after : after + _LOOKAHEAD]
+        own, param = window.find(close), window.find(self.parameter_open)
+        if own != -1 and (param == -1 or own < param):
+            return after + own, True
+        if param == -1 and not final and len(window) < _LOOKAHEAD:
+            return found.start(), None
+        return found.start(), False
 
     def _scan_json_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
         """A value declared JSON is forwarded verbatim; a closing tag inside one of its
