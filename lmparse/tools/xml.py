@@ -118,6 +118,31 @@ def convert_value(raw: str, kind: str | None) -> str:
     return encode_basestring(raw)
 
 
+def _value_stop(text: str, pos: int, final: bool, stops: MarkerSet, close: str, parameter_open: str
+                ) -> tuple[int, bool | None]:
+    """Where the value from ``pos`` ends: ``(index, True)`` at its own close tag ``close``,
+    ``(index, False)`` at an enclosing close tag among ``stops`` that ends it (left
+    unconsumed), ``(index, None)`` at one that is undecided yet, ``(-1, None)`` if none has
+    arrived.
+
+    An enclosing close tag is data when the value's own close tag follows it before another
+    parameter opens (``x </tool_call> y</parameter>``), looked for within ``_LOOKAHEAD``
+    characters."""
+    found = stops.search(text, pos)
+    if found is None:
+        return -1, None
+    if found.group() == close:
+        return found.start(), True
+    after = found.end()
+    window = text[after : after + _LOOKAHEAD]
+    own, param = window.find(close), window.find(parameter_open)
+    if own != -1 and (param == -1 or own < param):
+        return after + own, True
+    if param == -1 and not final and len(window) < _LOOKAHEAD:
+        return found.start(), None
+    return found.start(), False
+
+
 def argument_items(arguments: str) -> list[tuple[str, str]]:
     """``(key, value text)`` pairs of a JSON arguments object, values written as chat
     templates write them: strings raw, everything else as JSON (for the renderers)."""
@@ -281,7 +306,7 @@ class XmlToolParser(ToolParser):
                     self._calls.arguments(deltas, '"')
         if self._value_mode == _JSON:
             pos = self._scan_json_value(text, pos, deltas, final)
-        end, own = self._value_stop(text, pos, final)
+        end, own = _value_stop(text, pos, final, self._value_stops, self.arg_value_close, self.parameter_open)
         if end == -1:
             stop = n if final else self._value_end.held_start(text, pos)
             self._take_value(text[pos:stop], deltas)
@@ -293,29 +318,6 @@ class XmlToolParser(ToolParser):
         self._finish_value(deltas)
         self._phase = _ARG_START
         return end + len(self.arg_value_close) if own else end
-
-    def _value_stop(self, text: str, pos: int, final: bool) -> tuple[int, bool | None]:
-        """Where the value from ``pos`` ends: ``(index, True)`` at its own close tag,
-        ``(index, False)`` at an enclosing close tag that ends it (left unconsumed),
-        ``(index, None)`` at one that is undecided yet, ``(-1, None)`` if none has arrived.
-
-        An enclosing close tag is data when the value's own close tag follows it before
-        another parameter opens (``x </tool_call> y</parameter>``), looked for within
-        ``_LOOKAHEAD`` characters."""
-        close = self.arg_value_close
-        found = self._value_stops.search(text, pos)
-        if found is None:
-            return -1, None
-        if found.group() == close:
-            return found.start(), True
-        after = found.end()
-        window = text[after : after + _LOOKAHEAD]
-        own, param = window.find(close), window.find(self.parameter_open)
-        if own != -1 and (param == -1 or own < param):
-            return after + own, True
-        if param == -1 and not final and len(window) < _LOOKAHEAD:
-            return found.start(), None
-        return found.start(), False
 
     def _scan_json_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
         """A value declared JSON is forwarded verbatim; a closing tag inside one of its
