@@ -60,6 +60,13 @@ def test_value_missing_its_close_tag_ends_at_the_block_close(w: Wire) -> None:
 
 
 @pytest.mark.parametrize("w", SCHEMA_WIRES, ids=lambda w: w.id)
+def test_value_missing_its_close_tag_ends_at_a_block_close_on_its_own_line(w: Wire) -> None:
+    call = one_call(w, "get_weather", WEATHER)
+    broken = call[:call.rindex(value_close(w))] + "\n" + w.close  # Ling 3's function close is "\n</tool_call>"
+    w.check(w.plain + broken + "after", Expected("after", None, [("get_weather", WEATHER_ARGS)]))
+
+
+@pytest.mark.parametrize("w", SCHEMA_WIRES, ids=lambda w: w.id)
 def test_block_close_inside_a_value_is_data_when_the_value_closes_later(w: Wire) -> None:
     value = f"x {w.close} y"
     w.check(w.plain + one_call(w, "f", [("s", value)]), Expected(None, None, [("f", json.dumps({"s": value}, ensure_ascii=False))]))

@@ -169,11 +169,12 @@ class XmlToolParser(ToolParser):
         return derive_call_syntax(cls, cls.argument_style) if cls.argument_style else None
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
-        # A value ends at its own close tag or, when that never comes, at the enclosing
-        # function's or block's close (``<parameter=x>v</function>``), which stays unconsumed.
+        # A value ends at its own close tag or, failing that, the function's or block's (left unconsumed).
         stops = (self.arg_value_close, self.function_close, self.tool_close_tag)
         self._value_stops = MarkerSet.of(stops)
         self._value_end = MarkerSet.of((*stops, *("\n" + s for s in stops if s)) if self.value_newlines else stops)
+        # A newline at a chunk's end may start a value's end (Ling 3's "\n</tool_call>"): held.
+        self._newline_ends = any(m[0] == "\n" for m in self._value_end.markers)
         super().__init__(request, id_factory)
 
     # ---- the three dialect hooks ------------------------------------------------------
@@ -381,7 +382,7 @@ class XmlToolParser(ToolParser):
         # The fast lane: inside a streamed string value, a chunk with no '<' (every closing
         # tag starts with one) and no trailing newline is value text as it stands.
         if self._run_open and not final and text and "<" not in text and not (
-            self.value_newlines and text[-1] == "\n"
+            self._newline_ends and text[-1] == "\n"
         ):
             self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
             n = len(text)
