@@ -16,8 +16,12 @@ from typing import Any
 
 import pytest
 
-from .support.stream import Expected
-from .support.wires import DSML, DSML_WIRES, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
+from lmparse import create_parser
+
+from .support import tokenizers
+from .support.stream import Expected, check_parse
+from .support.typed_tools import TOOLS as TYPED_TOOLS
+from .support.wires import ALL_WIRES, DSML, DSML_WIRES, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -94,3 +98,89 @@ KIND_TOOLS = [{"type": "function", "function": {"name": "kinds", "parameters": {
 def test_schema_type_names_beyond_json_schemas_coerce_alike(w: Wire) -> None:
     text = w.plain + one_call(w, "kinds", list(WRITTEN.items()))
     w.check(text, Expected(None, None, [("kinds", json.dumps(COERCED, ensure_ascii=False))]), w.request(tools=KIND_TOOLS))
+
+
+# ---- whitespace around and between calls --------------------------------------------------------
+# Each wire says what its family's template writes before a block after text (``lead``) and
+# between blocks (``block_sep``); the rest is the model's own text.
+
+
+@pytest.mark.parametrize("w", ALL_WIRES, ids=lambda w: w.id)
+def test_whitespace_before_a_block_is_text_but_the_templates_lead(w: Wire) -> None:
+    before = "Let me check. \n\n\n"
+    w.check(w.plain + before + w.call("g", "{}"), Expected(w.before_block(before), None, [("g", "{}")]))
+
+
+@pytest.mark.parametrize("whitespace", ["\n", "\n\n", " \n", "\n\n\n"], ids=repr)
+@pytest.mark.parametrize("w", ALL_WIRES, ids=lambda w: w.id)
+def test_whitespace_between_blocks_is_text_but_the_templates_separator(w: Wire, whitespace: str) -> None:
+    text = w.plain + w.call("f", "{}") + whitespace + w.call("g", "{}")
+    w.check(text, Expected(w.between_blocks(whitespace), None, [("f", "{}"), ("g", "{}")]))
+
+
+@pytest.mark.parametrize("w", ALL_WIRES, ids=lambda w: w.id)
+def test_the_templates_own_layout_is_all_syntax(w: Wire) -> None:
+    text = w.plain + "Let me check." + w.lead + w.call("f", "{}") + w.block_sep + w.call("g", "{}")
+    w.check(text, Expected("Let me check.", None, [("f", "{}"), ("g", "{}")]))
+
+
+@pytest.mark.parametrize("after", ["\n", "\n\nDone.\n", " Done."], ids=repr)
+@pytest.mark.parametrize("w", ALL_WIRES, ids=lambda w: w.id)
+def test_whitespace_after_the_last_block_is_text(w: Wire, after: str) -> None:
+    w.check(w.plain + w.call("g", "{}") + after, Expected(after, None, [("g", "{}")]))
+
+
+# The official templates themselves: a turn of text and two calls, rendered, parses back to
+# exactly the text (no layout left at its end).  Nemotron 3 is left out: it writes a newline
+# after every block, which stays text (it parses as the Qwen3-Coder dialect, whose template does not).
+TEMPLATE_TURNS = [
+    ("templates/Qwen-Qwen2.5-7B-Instruct.jinja", "qwen", None, "<|im_end|>"),
+    ("templates/Qwen-Qwen3-0.6B.jinja", "qwen", "qwen3", "<|im_end|>"),
+    ("templates/ibm-granite-granite-4.0.jinja", "granite4", None, "<|end_of_text|>"),
+    ("templates/Qwen3-Coder.jinja", "qwen3coder", None, "<|im_end|>"),
+    ("templates/Qwen3.5-4B.jinja", "qwen3.5", "qwen3.5", "<|im_end|>"),
+    ("templates/StepFun3.5-Flash.jinja", "step3p5", "step3p5", "<|im_end|>"),
+    ("templates/GLM-4.6.jinja", "glm45", "glm45", None),
+    ("templates/GLM-4.7-Flash.jinja", "glm47", "glm45", None),
+    ("templates/inclusionai-ling-3.0-flash.jinja", "ling3", "ling3", "<|role_end|>"),
+    ("templates/MiniMax-M2.jinja", "minimax-m2", "minimax-m2", "[e~["),
+]
+
+
+@pytest.mark.parametrize("path,tool_parser,reasoning_parser,end", TEMPLATE_TURNS, ids=[t[0][10:-6] for t in TEMPLATE_TURNS])
+def test_a_templates_turn_of_text_and_calls_parses_to_exactly_the_text(path, tool_parser, reasoning_parser, end):
+    from .test_xml_templates import load_template, reply_of
+
+    calls = [("get_weather", {"city": "Oslo", "days": 1}), ("now", {})]
+    assistant = {"role": "assistant", "content": "Let me check.", "tool_calls": [
+        {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}} for i, (n, a) in enumerate(calls)]}
+    if reasoning_parser is not None:
+        assistant["reasoning_content"] = "Plan."
+    messages = [{"role": "user", "content": "Weather in Oslo?"}, assistant]
+    reply = reply_of(load_template(path), messages, end)
+
+    def make():
+        return create_parser(tool_parser=tool_parser, reasoning_parser=reasoning_parser, request={"tools": TYPED_TOOLS})
+
+    content, _, got = check_parse(make, reply, None)
+    assert [(name, json.loads(arguments)) for name, arguments in got] == calls
+    assert (content or "").lstrip() == "Let me check."  # (what precedes it is the reasoning's layout)
+
+
+@pytest.mark.parametrize("family", ["v3.2", "v4", "kimi-k2-instruct", "v3.1"])
+def test_a_dsml_or_section_templates_turn_parses_to_exactly_the_text(family):
+    from .test_dsml_section_templates import FAMILIES, render_reply
+
+    chosen = next(f for f in FAMILIES if f.id == family)
+    calls = [("now", {}), ("get_weather", {"city": "Rome"})]
+    reply = render_reply(chosen, calls)
+    request: dict[str, Any] = {"tools": TYPED_TOOLS}
+    if chosen.thinking is not None:
+        request["chat_template_kwargs"] = {"thinking": chosen.thinking}
+
+    def make():
+        return create_parser(tool_parser=chosen.tool_parser, reasoning_parser=chosen.reasoning_parser, request=request)
+
+    content, _, got = check_parse(make, reply, None, tokenizers.real_token_chunkings(reply, chosen.tokenizer_names))
+    assert [(name, json.loads(arguments)) for name, arguments in got] == calls
+    assert content == "Let me check."
