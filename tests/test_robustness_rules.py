@@ -18,7 +18,6 @@ import pytest
 
 from lmparse import create_parser
 
-from .support import tokenizers
 from .support.stream import Expected, check_parse
 from .support.typed_tools import TOOLS as TYPED_TOOLS
 from .support.wires import ALL_WIRES, DSML, DSML_WIRES, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
@@ -165,22 +164,3 @@ def test_a_templates_turn_of_text_and_calls_parses_to_exactly_the_text(path, too
     content, _, got = check_parse(make, reply, None)
     assert [(name, json.loads(arguments)) for name, arguments in got] == calls
     assert (content or "").lstrip() == "Let me check."  # (what precedes it is the reasoning's layout)
-
-
-@pytest.mark.parametrize("family", ["v3.2", "v4", "kimi-k2-instruct", "v3.1"])
-def test_a_dsml_or_section_templates_turn_parses_to_exactly_the_text(family):
-    from .test_dsml_section_templates import FAMILIES, render_reply
-
-    chosen = next(f for f in FAMILIES if f.id == family)
-    calls = [("now", {}), ("get_weather", {"city": "Rome"})]
-    reply = render_reply(chosen, calls)
-    request: dict[str, Any] = {"tools": TYPED_TOOLS}
-    if chosen.thinking is not None:
-        request["chat_template_kwargs"] = {"thinking": chosen.thinking}
-
-    def make():
-        return create_parser(tool_parser=chosen.tool_parser, reasoning_parser=chosen.reasoning_parser, request=request)
-
-    content, _, got = check_parse(make, reply, None, tokenizers.real_token_chunkings(reply, chosen.tokenizer_names))
-    assert [(name, json.loads(arguments)) for name, arguments in got] == calls
-    assert content == "Let me check."
