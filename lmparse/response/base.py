@@ -14,7 +14,11 @@ The router is a state table (``_TEXT_HANDLERS``, one handler per text state)::
     TOOL             --(block closed)---------------------------------> AFTER_BLOCK
     TOOL             --(block rejected: its text is routed again)-----> where it came from
     TOOL             --(block truncated: the reply ended; markup dropped)--> AFTER_BLOCK
-    AFTER_BLOCK      --(whitespace; dropped if another block follows)--> where it came from
+    AFTER_BLOCK      --(whitespace; the template's separator dropped if a block follows)--> where it came from
+
+Whitespace is text except the layout the tool dialect's template writes around blocks:
+``block_lead`` before an open tag (its variants are markers of their own, ``_Routing.tag_of``)
+and ``block_separator`` between blocks (``_layout_start``).
 
 A reply starts in PLAIN_START (when the tool parser allows a bare start) or PLAIN, or
 in REASONING_START when the reasoning parser says replies open in reasoning.  The
