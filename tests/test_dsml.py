@@ -47,9 +47,9 @@ def cases(w: DsmlWire):
     A = '{"city": "Paris", "days": 3}'
     yield "block_at_reply_start", paris, Expected(None, None, [("get_weather", A)]), PLAIN
     yield (
-        "blank_lines_before_block_stay_content",
+        "blank_lines_before_block_are_its_layout",  # issue 13 item 5: both templates write them
         "</think>Let me check.\n\n" + paris,
-        Expected("Let me check.\n\n", None, [("get_weather", A)]),
+        Expected("Let me check.", None, [("get_weather", A)]),
         REQUEST,
     )
     yield "block_right_after_text", "</think>Checking." + paris, Expected("Checking.", None, [("get_weather", A)]), REQUEST

@@ -57,7 +57,7 @@ def cases(w: XmlWire):
     yield (
         "content_then_call",
         f"{r0}{rc}Let me check.\n" + w.call("get_weather", WEATHER),
-        Expected("Let me check.\n", None, [("get_weather", W)]),
+        Expected(w.before_block("Let me check.\n"), None, [("get_weather", W)]),  # the template's lead is syntax
         REQUEST,
     )
     yield "no_argument_call", f"{r0}{rc}" + w.call("g"), Expected(None, None, [("g", "{}")]), REQUEST
@@ -116,7 +116,7 @@ def cases(w: XmlWire):
     yield (
         "two_blocks_blank_line",
         f"{r0}{rc}" + w.call("get_weather", WEATHER) + "\n\n" + w.call("g"),
-        Expected(None, None, [("get_weather", W), ("g", "{}")]),
+        Expected(w.between_blocks("\n\n"), None, [("get_weather", W), ("g", "{}")]),  # beyond the template's: text
         REQUEST,
     )
     yield (

@@ -96,7 +96,10 @@ class TemplateXmlToolParser(XmlToolParser):
 
 
 def _subclass(base: type[ToolParser], name: str, attrs: dict[str, Any]) -> type[ToolParser]:
-    return type(name, (base,), {"tool_close_prefixes": (), "template_markers": (), **attrs})
+    # A response_template says nothing of the whitespace a chat template writes around calls:
+    # whitespace between two calls is their separator, whitespace before the first is content.
+    return type(name, (base,), {"tool_close_prefixes": (), "template_markers": (), "block_lead": "",
+                                "block_separator": None, **attrs})
 
 
 def envelope_parser(open_tags: tuple[str, ...], close: str | None) -> type[ToolParser]:

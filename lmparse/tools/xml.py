@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeVar, Union
 
 from ..markers import WHITESPACE, MarkerSet
 from ..request import ParserRequest
-from ..schema import schema_type
+from ..schema import canonical_type, schema_type
 from .base import RUN_STEPS, BlockStep, Deltas, ToolParser, run_step
 from .calls import new_call_id
 from .json_scanner import JsonValueScanner
@@ -66,9 +66,14 @@ _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 _STREAM, _BUFFER, _JSON = range(3)
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
+# How far past an enclosing close tag met inside a value the value's own close tag is looked for.
+_LOOKAHEAD = 256
+
 
 def convert_value(raw: str, kind: str | None) -> str:
-    """JSON source for a complete value of a schema type; what does not convert stays a string."""
+    """JSON source for a complete value of a schema type (any name ``canonical_type``
+    knows: ``int``, ``double``, ``dict``...); what does not convert stays a string."""
+    kind = canonical_type(kind) or kind
     text = raw.strip()
     if kind == "integer":
         if re.fullmatch(r"[-+]?\d+", text):
@@ -126,6 +131,31 @@ def argument_items(arguments: str) -> list[tuple[str, str]]:
     ]
 
 
+def _value_stop(text: str, pos: int, final: bool, stops: MarkerSet, close: str, parameter_open: str
+                ) -> tuple[int, bool | None]:
+    """Where the value from ``pos`` ends: ``(index, True)`` at its own close tag ``close``,
+    ``(index, False)`` at an enclosing close tag among ``stops`` that ends it (left
+    unconsumed), ``(index, None)`` at one that is undecided yet, ``(-1, None)`` if none has
+    arrived.
+
+    An enclosing close tag is data when the value's own close tag follows it before another
+    parameter opens (``x </tool_call> y</parameter>``), looked for within ``_LOOKAHEAD``
+    characters."""
+    found = stops.search(text, pos)
+    if found is None:
+        return -1, None
+    if found.group() == close:
+        return found.start(), True
+    after = found.end()
+    window = text[after : after + _LOOKAHEAD]
+    own, param = window.find(close), window.find(parameter_open)
+    if own != -1 and (param == -1 or own < param):
+        return after + own, True
+    if param == -1 and not final and len(window) < _LOOKAHEAD:
+        return found.start(), None
+    return found.start(), False
+
+
 class XmlValues(ToolParser):
     """The value half of the XML-like driver: how one argument value is read and written.
 
@@ -143,13 +173,21 @@ class XmlValues(ToolParser):
     arguments_close: str = ""
     # ``(open, close)`` around a raw value, stripped (None: values are not wrapped).
     value_wrapper: tuple[str, str] | None = None
+    # The tag that opens a parameter and the one that closes a function (a value missing its
+    # close tag ends at the latter; the call syntax constraints are built from both).
+    parameter_open: str = ""
+    function_close: str = ""
     _phase: int
     _properties: dict[str, Any]
     _args_open: bool
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
-        close = self.arg_value_close
-        self._arg_end = MarkerSet.of((close, "\n" + close) if self.value_newlines else (close,))
+        # A value ends at its own close tag or, failing that, the function's or block's (left unconsumed).
+        stops = (self.arg_value_close, self.function_close, self.tool_close_tag)
+        self._value_stops = MarkerSet.of(stops)
+        self._arg_end = MarkerSet.of((*stops, *("\n" + s for s in stops if s)) if self.value_newlines else stops)
+        # A newline at a chunk's end may start a value's end (Ling 3's "\n</tool_call>"): held.
+        self._newline_ends = any(m[0] == "\n" for m in self._arg_end.markers)
         self._whole_end = MarkerSet.of((self.arguments_close,)) if self.arguments_close else self._arg_end
         self._wrap_end = MarkerSet.of((self.value_wrapper[1],)) if self.value_wrapper else self._arg_end
         super().__init__(request, id_factory)
@@ -229,16 +267,22 @@ class XmlValues(ToolParser):
             if self._wrapped:
                 return pos
         close = self._value_close
-        end = text.find(close, pos)
+        own: bool | None = True
+        if self._whole:  # the arguments object ends at its own close tag only
+            end = text.find(close, pos)
+        else:
+            end, own = _value_stop(text, pos, final, self._value_stops, close, self.parameter_open)
         if end == -1:
             stop = n if final else self._value_end.held_start(text, pos)
             self._take_value(text[pos:stop], deltas)
             return stop  # at final, _finish_payload finishes the value
         stop = end - 1 if self.value_newlines and end > pos and text[end - 1] == "\n" else end
         self._take_value(text[pos:stop], deltas)
+        if own is None:
+            return stop  # an enclosing close tag, undecided: held
         self._finish_value(deltas)
         self._phase = _ARG_START
-        return end + len(close)
+        return end + len(close) if own else end
 
     def _consume_wrapped(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
         """Raw text up to the wrapper's close (a close tag inside is data); what follows the
@@ -322,8 +366,6 @@ class XmlToolParser(XmlValues):
     # The call syntax constraints are built from: the XGrammar name of the parameter
     # style, the tag that opens a parameter and the one that closes a function.
     argument_style: str = ""
-    parameter_open: str = ""
-    function_close: str = ""
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
@@ -425,7 +467,7 @@ class XmlToolParser(XmlValues):
         # The fast lane: inside a streamed string value, a chunk with no '<' (every closing
         # tag starts with one) and no trailing newline is value text as it stands.
         if self._run_open and not final and text and "<" not in text and not (
-            self.value_newlines and text[-1] == "\n"
+            self._newline_ends and text[-1] == "\n"
         ) and not (self._wrapped and "]" in text):  # (``]]>`` ends a wrapped value)
             self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
             n = len(text)

@@ -69,6 +69,8 @@ class Wire:
     close: str
     tokenizers: tuple[str, ...]  # real tokenizers whose token boundaries every case is cut at
     block_sep: str = "\n"  # between blocks, as the template writes them
+    lead: str = ""  # before a block that follows text, as the template writes it
+    template_layout: bool = True  # False: no template to read the layout from (all whitespace between blocks is syntax)
     think_tag: str = "<think>"  # the reasoning open tag as written
     think_open: str = ""  # what a reply writes to enter reasoning ("" if it starts there)
     think_close: str = "</think>"
@@ -94,6 +96,16 @@ class Wire:
 
     def calls(self, *calls: Call) -> str:
         return self.block_sep.join(self.call(n, a) for n, a in calls)
+
+    def before_block(self, text: str) -> str:
+        """What stays text of ``text`` written right before a block: all but the end of the template's lead."""
+        return text[: len(text) - _layout_end(text, self.lead)]
+
+    def between_blocks(self, whitespace: str) -> str | None:
+        """What stays text of ``whitespace`` written between two blocks (None: nothing)."""
+        if not self.template_layout:
+            return None
+        return whitespace[: len(whitespace) - _layout_end(whitespace, self.block_sep)] or None
 
     @property
     def plain(self) -> str:
@@ -129,6 +141,11 @@ class Wire:
         return check_parse(lambda: self.parser(chosen), text, expected, self.chunkings(text))
 
 
+def _layout_end(text: str, layout: str) -> int:
+    """The length of the longest end of ``text`` that ``layout`` ends with too."""
+    return max((n for n in range(min(len(text), len(layout)) + 1) if layout.endswith(text[len(text) - n:])), default=0)
+
+
 def json_params(args: str) -> list[tuple[str, str]]:
     """An arguments object as XML-style parameters: strings raw, other values as JSON."""
     return [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in json.loads(args).items()]
@@ -153,15 +170,15 @@ class JsonWire(Wire):
 
 
 QWEN = JsonWire(id="qwen", tool_parser="qwen", reasoning_parser="default", open="<tool_call>\n",
-                close="\n</tool_call>", field="arguments", tokenizers=("qwen2.5", "qwen3"))
+                close="\n</tool_call>", field="arguments", tokenizers=("qwen2.5", "qwen3"), lead="\n")
 INTERNLM = JsonWire(id="internlm", tool_parser="internlm", reasoning_parser="default",
                     open="<|action_start|><|plugin|>\n", close="<|action_end|>", field="parameters",
-                    tokenizers=("internlm2",))
+                    tokenizers=("internlm2",), template_layout=False)
 TAGGED = (QWEN, INTERNLM)
 # Llama 3.1/3.2 JSON after <|python_tag|> (its bare start is tested in test_json_dialects.py);
 # not in ALL_WIRES: it has no reasoning parser for the matrix's reasoning cases.
 LLAMA3 = JsonWire(id="llama3", tool_parser="llama3", reasoning_parser=None, open="<|python_tag|>", close="",
-                  field="parameters", tokenizers=("llama-3.2",), to_plain="", thinking_off=None)
+                  field="parameters", tokenizers=("llama-3.2",), to_plain="", thinking_off=None, template_layout=False)
 
 
 # ---- XML-like: qwen3coder, glm45/glm47, seed-oss, minimax-m2 -----------------------------------
@@ -217,21 +234,21 @@ class XmlWire(Wire):
 
 
 QWEN3CODER = XmlWire(id="qwen3coder", tool_parser="qwen3coder", reasoning_parser="default", open="<tool_call>",
-                     close="</tool_call>", layout=qwen_call, tokenizers=("qwen3", "qwen2.5"))
+                     close="</tool_call>", layout=qwen_call, tokenizers=("qwen3", "qwen2.5"), lead="\n\n")
 GLM45 = XmlWire(id="glm45", tool_parser="glm45", reasoning_parser="glm45", open="<tool_call>", close="</tool_call>",
-                layout=glm45_call, tokenizers=("glm-4.5", "glm-4.7-flash"))
+                layout=glm45_call, tokenizers=("glm-4.5", "glm-4.7-flash"), lead="\n")
 GLM47 = XmlWire(id="glm47", tool_parser="glm47", reasoning_parser="glm45", open="<tool_call>", close="</tool_call>",
                 layout=glm47_call, tokenizers=("glm-4.7-flash", "glm-4.5"), block_sep="")
 # No public Seed-OSS tokenizer: arbitrary chunkings only.
 SEED_OSS = XmlWire(id="seed-oss", tool_parser="seed-oss", reasoning_parser="seed-oss", open="<seed:tool_call>",
                    close="</seed:tool_call>", layout=seed_call, tokenizers=(), think_tag="<seed:think>",
-                   think_open="<seed:think>", think_close="</seed:think>")
+                   think_open="<seed:think>", think_close="</seed:think>", template_layout=False)
 MINIMAX_M2 = XmlWire(id="minimax-m2", tool_parser="minimax-m2", reasoning_parser="minimax-m2",
                      open="<minimax:tool_call>", close="</minimax:tool_call>", layout=minimax_call,
-                     tokenizers=("minimax-m2",), block_lead="\n", honours_thinking_off=False)
+                     tokenizers=("minimax-m2",), block_lead="\n", honours_thinking_off=False, lead="\n")
 # Ling 3.0's layout (its template, rendered); no public Ling tokenizer: GLM's stand in for chunkings.
 LING3 = XmlWire(id="ling3", tool_parser="ling3", reasoning_parser="ling3", open="<tool_call>", close="</tool_call>",
-                layout=ling3_call, tokenizers=("glm-4.7-flash",))
+                layout=ling3_call, tokenizers=("glm-4.7-flash",), lead="\n")
 # Step-3.5: Qwen3-Coder's layout, blocks back to back; its reasoning always starts open.
 STEP3P5 = XmlWire(id="step3p5", tool_parser="step3p5", reasoning_parser="default", open="<tool_call>",
                   close="</tool_call>", layout=qwen_call, tokenizers=("qwen3",), block_sep="")
@@ -288,10 +305,11 @@ class DsmlWire(Wire):
 
 DSML_TOKENIZERS = ("deepseek-v3.2", "deepseek-v4")
 V32 = DsmlWire(id="deepseek-v32", tool_parser="deepseek-v32", reasoning_parser="deepseek-v32",
-               open=f"<{DSML}function_calls>", close=f"</{DSML}function_calls>", tokenizers=DSML_TOKENIZERS)
+               open=f"<{DSML}function_calls>", close=f"</{DSML}function_calls>", tokenizers=DSML_TOKENIZERS,
+               lead="\n\n", block_sep="\n\n")
 V4 = DsmlWire(id="deepseek-v4", tool_parser="deepseek-v4", reasoning_parser="deepseek-v4",
               open=f"<{DSML}tool_calls>", close=f"</{DSML}tool_calls>", tokenizers=DSML_TOKENIZERS,
-              empty_invoke="\n")
+              empty_invoke="\n", lead="\n\n", block_sep="\n\n")
 DSML_WIRES = (V32, V4)
 
 
@@ -410,7 +428,7 @@ class PythonicWire(Wire):
 
 
 PYTHONIC = PythonicWire(id="pythonic", tool_parser="pythonic", reasoning_parser="default", open="<|python_start|>",
-                        close="<|python_end|>", tokenizers=("llama-3.2",))
+                        close="<|python_end|>", tokenizers=("llama-3.2",), template_layout=False)
 
 # ---- gemma4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>, calls back to back ----------
 
@@ -500,5 +518,5 @@ def minicpm5_call(name: str, params: Params) -> str:
 # The template thinks only when asked (enable_thinking undefined: the model decides, plain start).
 MINICPM5 = XmlWire(id="minicpm5", tool_parser="minicpm5", reasoning_parser="minicpm5", open="", close="",
                    layout=minicpm5_call, tokenizers=(), request_extra={"chat_template_kwargs": {"enable_thinking": True}},
-                   head='<function name="')
+                   head='<function name="', lead="\n", block_sep="\n")
 ALL_WIRES = (*ALL_WIRES, MINICPM5)

@@ -105,6 +105,9 @@ class Glm45ToolParser(Glm47ToolParser):
     summary = "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n…</tool_call>"
 
     render_newlines = True
+    # GLM-4.5 / 4.6 start every block on a new line.
+    block_lead = "\n"
+    block_separator = "\n"
 
 
 @ToolParserManager.register_module("ling3")
@@ -117,6 +120,8 @@ class Ling3ToolParser(Glm47ToolParser):
     # Where the parameters end, for the call syntax constraints are derived from (the parser
     # itself skips the newline as layout).
     function_close = "\n" + Glm47ToolParser.tool_close_tag
+    block_lead = "\n"
+    block_separator = "\n"
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

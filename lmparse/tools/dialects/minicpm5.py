@@ -32,6 +32,7 @@ import json
 from typing import Any
 
 from ...registry import ToolParserManager
+from ..base import Deltas
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_attribute, skip_ws
 
@@ -47,7 +48,10 @@ class MiniCPM5ToolParser(XmlToolParser):
     summary = '<function name="N"><param name="K">V or <![CDATA[V]]></param>…</function>, one per line'
     tool_open_tags = ()
     tool_close_tag = None  # a block ends where its last function does
-    payload_open_tags = (f"\n{FUNCTION}", FUNCTION)  # the newline before a call is its syntax
+    # The template writes a newline before each call, after text and between calls: the
+    # payload tag takes it (so a lead is the block's) and the router drops it as the separator.
+    payload_open_tags = (f"\n{FUNCTION}", FUNCTION)
+    block_lead = block_separator = "\n"
     template_markers = (FUNCTION, PARAM, CDATA)
     arg_value_close = END_PARAM
     arg_value_close_prefixes = ("</param", "</")  # unverified
@@ -66,6 +70,10 @@ class MiniCPM5ToolParser(XmlToolParser):
         at = skip_ws(payload, pos)
         self._quoted_head = self._quoted_head or payload.startswith((f'{FUNCTION}"', f"{FUNCTION}'"), at)
         return function_hook(payload, pos, FUNCTION, read_attribute)
+
+    def _close_arguments(self, deltas: Deltas) -> None:
+        super()._close_arguments(deltas)
+        self._payload_closed = True  # one call per block: the router reads the layout between calls
 
     def _cut_is_syntax(self) -> bool:
         """Cut off after ``<function name="`` (tags the tokenizer keeps whole): a call, so the
