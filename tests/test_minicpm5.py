@@ -154,8 +154,22 @@ def test_template_round_trip(scenario, content):
 
 HAZARDS = ["<", "&", "\n", "</param>", "</function>", "<function name=\"f\">", "<![CDATA[", "]]", "]", ">", '"', "'",
            "<think>", "</think>", "\\"]
+
+
+def json_string_literal(value: str) -> bool:
+    """A raw (unwrapped) value written as a JSON string literal (``"x"``, ``""``): the XML
+    driver unquotes it by design (DESIGN.md, XML-like payloads), so it cannot round trip."""
+    if not value.startswith('"') or any(c in value for c in "<&\n"):
+        return False
+    try:
+        return isinstance(json.loads(value.strip()), str)
+    except ValueError:
+        return False
+
+
 strings = st.lists(st.sampled_from(HAZARDS) | st.text(max_size=3), max_size=6).map("".join).filter(
-    lambda s: "]]>" not in s and not (s.startswith("<![CDATA[") and not any(c in s for c in "<&\n")))
+    lambda s: "]]>" not in s and not (s.startswith("<![CDATA[") and not any(c in s for c in "<&\n"))
+    and not json_string_literal(s))
 keys = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
 calls_st = st.lists(st.tuples(st.sampled_from(["f", "g"]), st.dictionaries(keys, strings, max_size=3)), min_size=1,
                     max_size=3)
