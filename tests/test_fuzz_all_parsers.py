@@ -121,6 +121,17 @@ FOUND = [
      'key="b" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool="g" index="3"<|sep|>'
      '<|open|>argument key="a" type="string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" '
      'type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>\nDone.'),
+    # A dropped call (tool h is not offered) whose close is split by a framing marker: the
+    # content after it has a spelling (runs around the dropped call and the marker) that the
+    # search found only past its budget of 4000 finds.
+    ("kimi-k3", "default", True,
+     '<think>plan</think>Sure.\n<|open|>tools<|sep|><|open|>call tool="h" index="1"<|sep|><|open|>argument key="a"'
+     ' type="string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" type="number"<|sep|>2<|close|>argum'
+     'ent<|sep|><|clo<|open|>response<|sep|>se|>call<|sep|><|open|>call tool="f" index="2"<|sep|><|open|>argument '
+     'key="c" type="null"<|sep|>null<|close|>argument<|sep|><|open|>argument key="a" type="string"<|sep|><"q"><|cl'
+     'ose|>argument<|sep|><|close|>call<|sep|><|open|>call tool="g" index="3"<|sep|><|open|>argument key="a" type='
+     '"string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" type="number"<|sep|>2<|close|>argument<|s'
+     'ep|><|close|>call<|sep|><|close|>tools<|sep|>\nDone.'),
 ]
 
 

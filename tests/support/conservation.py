@@ -28,7 +28,7 @@ Segment = tuple[object, str]  # ("content" | "reasoning" | call index, text)
 
 MARKUP = frozenset("<>[]{}()|｜`\"'\\=:,;")  # a syntax run holds one of these
 ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
-SEARCH_BUDGET = 4000  # finds one spelling search may spend before falling back
+SEARCH_BUDGET = 20000  # finds one spelling search may spend before falling back
 
 
 def check_conservation(text: str, deltas: Deltas, dropped: Sequence[str] = ()) -> None:
