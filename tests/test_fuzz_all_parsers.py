@@ -108,6 +108,42 @@ def test_mutated_valid_replies(dialect, seed):
     check_chunkings(make, text, expected, (list(text), random_chunks(text, rng, 5)))
 
 
+# Inputs the two tests above once failed on, kept as plain examples: (dialect, reasoning
+# parser, tools offered, text).
+FOUND = [
+    # A framing marker spliced into a call's close: a content piece split around the dropped
+    # marker whose spelling search ran out of budget (the checker now remembers dead ends).
+    ("kimi-k3", "default", True,
+     '<think>plan</think>Sure.\n<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" '
+     'type="string"<|sep|>x y<|close{"name": "f", "arguments": |>argument<|sep|><|open|>argument key="b" '
+     'type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|s<|close|>message<|sep|>ep|><|open|>call tool="h" '
+     'index="2"<|sep|><|open|>argument key="a" type="string"<|sep|>x y<|close|>argument<|sep|><|open|>argument '
+     'key="b" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool="g" index="3"<|sep|>'
+     '<|open|>argument key="a" type="string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" '
+     'type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>\nDone.'),
+    # A dropped call (tool h is not offered) whose close is split by a framing marker: the
+    # content after it has a spelling (runs around the dropped call and the marker) that the
+    # search found only past its budget of 4000 finds.
+    ("kimi-k3", "default", True,
+     '<think>plan</think>Sure.\n<|open|>tools<|sep|><|open|>call tool="h" index="1"<|sep|><|open|>argument key="a"'
+     ' type="string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" type="number"<|sep|>2<|close|>argum'
+     'ent<|sep|><|clo<|open|>response<|sep|>se|>call<|sep|><|open|>call tool="f" index="2"<|sep|><|open|>argument '
+     'key="c" type="null"<|sep|>null<|close|>argument<|sep|><|open|>argument key="a" type="string"<|sep|><"q"><|cl'
+     'ose|>argument<|sep|><|close|>call<|sep|><|open|>call tool="g" index="3"<|sep|><|open|>argument key="a" type='
+     '"string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" type="number"<|sep|>2<|close|>argument<|s'
+     'ep|><|close|>call<|sep|><|close|>tools<|sep|>\nDone.'),
+]
+
+
+@pytest.mark.parametrize("dialect,reasoning,with_tools,text", FOUND, ids=[f"{d}-{i}" for i, (d, *_) in enumerate(FOUND)])
+def test_found_inputs(dialect, reasoning, with_tools, text):
+    def make():
+        return create_parser(tool_parser=dialect, reasoning_parser=reasoning, request={"tools": TOOLS} if with_tools else None)
+
+    expected = result_of(make().parse_complete(text))
+    check_chunkings(make, text, expected, ([text], list(text), random_chunks(text, random.Random(0), 7)))
+
+
 HARMONY_PIECES = ["<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>", "<|constrain|>",
                   "assistant", "analysis", "final", "commentary", " to=functions.f", "json", "{}", '{"a": 1}']
 

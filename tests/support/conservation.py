@@ -28,7 +28,7 @@ Segment = tuple[object, str]  # ("content" | "reasoning" | call index, text)
 
 MARKUP = frozenset("<>[]{}()|｜`\"'\\=:,;")  # a syntax run holds one of these
 ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
-SEARCH_BUDGET = 4000  # finds one spelling search may spend before falling back
+SEARCH_BUDGET = 20000  # finds one spelling search may spend before falling back
 
 
 def check_conservation(text: str, deltas: Deltas, dropped: Sequence[str] = ()) -> None:
@@ -113,13 +113,18 @@ def _is_block(run: str) -> bool:
 
 # ---- spelling a piece with runs of the input -------------------------------------------------
 
-def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int]) -> list[tuple[int, int]] | None:
+def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int],
+          failed: set[tuple[int, int]] | None = None) -> list[tuple[int, int]] | None:
     """``piece`` spelled by runs ``(at, size)`` of ``text`` in order from ``pos``, longest
     runs first, such that what lies between two runs is a separator or a whole dropped
     block: a piece that spans a filtered call is split where the call was.  None if there
-    is no such spelling (or the search ran out of ``budget``)."""
+    is no such spelling (or the search ran out of ``budget``).  ``failed`` remembers the
+    (rest of the piece, position) pairs that have no spelling, so none is searched twice."""
     if not piece:
         return []
+    failed = set() if failed is None else failed
+    if (len(piece), pos) in failed:
+        return None
     for size in range(len(piece), 0, -1):
         at = text.find(piece[:size], pos)
         while at >= 0:
@@ -127,10 +132,13 @@ def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int]) -> li
             if budget[0] < 0:
                 return None
             if first or (at > pos and _is_block(text[pos:at])):  # an empty gap: one longer run
-                rest = _runs(text, piece[size:], at + size, False, budget)
+                rest = _runs(text, piece[size:], at + size, False, budget, failed)
                 if rest is not None:
                     return [(at, size), *rest]
+                if budget[0] < 0:
+                    return None
             at = text.find(piece[:size], at + 1)
+    failed.add((len(piece), pos))
     return None
 
 
