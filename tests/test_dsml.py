@@ -252,6 +252,7 @@ def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
     def make():
         return create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser)  # no request: any name
 
-    want = (content + tail or None, reasoning or None, expected_calls)
+    kept = wire.before_block(content) if calls else content  # the template's lead is the block's
+    want = (kept + tail or None, reasoning or None, expected_calls)
     assert decoded(result_of(make().parse_complete(text))) == want
     check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)

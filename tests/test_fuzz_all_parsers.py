@@ -42,6 +42,12 @@ PIECES = [
     # MiniCPM5
     '<function name="f">', "<function name='g'>", '<param name="a">', '<param name="b">', "</param>",
     "<![CDATA[", "]]>", "]]", "True", "None", "{'a': 1}",
+    "]<]minimax[>[", "]<]minimax[>[<tool_call>\n", "]<]minimax[>[</tool_call>", ']<]minimax[>[<invoke name="f">',
+    "]<]minimax[>[</invoke>\n", "]<]minimax[>[<a>", "]<]minimax[>[</a>", "]<]minimax[>[<item>", "]<]minimax[>[</item>",
+    "]<]min", "<mm:think>", "</mm:think>",
+    "<tool_calls:opensource>\n", "</tool_calls:opensource>", "<tool_call:opensource>f<tool_sep:opensource>\n",
+    "</tool_call:opensource>\n", "<arg_key:opensource>a</arg_key:opensource>", "<arg_value:opensource>",
+    "</arg_value:opensource>", "<think:opensource>", "</think:opensource>", ":opensource>",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

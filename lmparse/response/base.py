@@ -114,12 +114,13 @@ class _Routing(NamedTuple):
         tag_of.update((tag, tag) for tag in payload_tags)
         open_tags = (*block_tags, *payload_tags)
         start = end = None
-        ends = False
+        ends = stray_end = False
         framing = tool.framing_markers if tool is not None else ()
         if reasoning := reasoning_parser:
             start, end, ends = reasoning.start_tag, reasoning.end_tag, reasoning.tool_call_ends_reasoning
+            stray_end = ends or reasoning.bare_end_tag_dropped  # a close tag in content is dropped
             framing = (*framing, *reasoning.framing_markers)
-        stray = (end,) if ends else ()
+        stray = (end,) if stray_end else ()
         return cls(frozenset(payload_tags), MarkerSet.of(open_tags),
                    MarkerSet.of((start, *stray, *framing, *tag_of)), MarkerSet.of((end, *framing, *tag_of)),
                    MarkerSet.of((start, end, *framing, *tag_of)), start, end, ends, frozenset(framing), tag_of,
@@ -187,14 +188,13 @@ class BaseResponseParser(ResponseParser):
         r = _Routing.of(tool, reasoning_parser)
         self._open_tags, self._payload_tags, self._open_markers = r.tag_of, r.payload_tags, r.open  # tag_of: leads too
         self._plain_markers, self._reasoning_markers, self._leading_markers = r.plain, r.reasoning, r.leading
-        self._end_tag, self._call_ends_reasoning, self._framing = r.end_tag, r.call_ends_reasoning, r.framing
-        self._separator = r.separator
+        self._end_tag, self._framing, self._separator = r.end_tag, r.framing, r.separator
         self._label = OpenTagLabel(reasoning_parser.start_label if reasoning_parser else "", r.start_tag)
         in_reasoning = reasoning_parser is not None and reasoning_parser.initial_reasoning()
         bare = tool is not None and tool.bare_start
         self._state = _REASONING_START if in_reasoning else _PLAIN_START if bare else _PLAIN
         self._resume = _PLAIN  # the text state a block returns to
-        self._pending = ""
+        self._pending, self._call_ends_reasoning = "", r.call_ends_reasoning
         self._base = 0  # absolute position of the buffer's first character
         self._replay = BlockReplay()
         self._tokens = ReasoningTokenCounter(in_reasoning)

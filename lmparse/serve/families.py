@@ -104,6 +104,12 @@ _ROWS = [
     Family("minicpm5", "minicpm5", "minicpm5", template="openbmb-MiniCPM5-1B.jinja",
            description="MiniCPM5: <think> reasoning (prompt decides), <function name=..><param name=..> "
                        "calls with CDATA strings (no public vocabulary: pseudo-tokens)"),
+    Family("minimax-m3", "minimax-m3", "minimax-m3", template="MiniMax-M3.jinja",
+           description="MiniMax-M3: <mm:think> reasoning, ]<]minimax[>[ namespaced nested XML (no vocabulary: "
+                       "pseudo-tokens)"),
+    Family("hunyuan", "hunyuan", "hunyuan", template="tencent-Hy3.jinja",
+           description="Tencent Hy3: <think:opensource> reasoning, <tool_calls:opensource> GLM-style pairs "
+                       "(no vocabulary: pseudo-tokens)"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

@@ -40,11 +40,13 @@ def check_conservation(text: str, deltas: Deltas, dropped: Sequence[str] = ()) -
     taken: list[int] = []  # input positions the stream accounts for
     converted: list[int] = []  # input positions that are a converted call's syntax
     pos, converted_from = 0, None
-    for key, piece in _segments(deltas):
+    segments = _segments(deltas)
+    for i, (key, piece) in enumerate(segments):
         before, was_converted = len(taken), False
         if isinstance(key, int):
             name, arguments = piece.split("\0", 1)
-            first, end, was_converted = _take_call(text, key, name, arguments, pos, taken)
+            following = next((p.split("\0", 1)[0] for k, p in segments[i + 1:] if isinstance(k, int)), None)
+            first, end, was_converted = _take_call(text, key, name, arguments, pos, taken, following)
         else:
             end = _take(text, piece, pos, taken)
             assert end >= 0, f"{key} {piece!r} is not in the input, in order, after {pos}"
@@ -171,20 +173,25 @@ def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
 
 # ---- calls ---------------------------------------------------------------------------------
 
-def _take_call(text: str, index: int, name: str, arguments: str, pos: int, taken: list[int]) -> tuple[int, int, bool]:
+def _take_call(text: str, index: int, name: str, arguments: str, pos: int, taken: list[int],
+               following: str | None = None) -> tuple[int, int, bool]:
     """Account call ``index``; return where its name starts, where what it matched ends,
-    and whether its arguments were converted."""
+    and whether its arguments were converted.  Arguments forwarded as written are looked for
+    before the ``following`` call's name: a converted ``{"A": null}`` is not the same text
+    inside a later call's value."""
     name_at, written = _find_name(text, name, pos)
     assert name_at >= 0, f"call {index}'s name {name!r} is not in the input after {pos}"
     taken.extend(range(name_at, name_at + len(written)))
     after_name = name_at + len(written)  # arguments follow the name, unless written first
-    if arguments in text[after_name:]:
+    limit = _find_name(text, following, after_name)[0] if following else -1
+    verbatim_at = text.find(arguments, after_name)
+    if verbatim_at >= 0 and (limit < 0 or verbatim_at < limit):
         start = after_name
     elif _is_json(arguments):  # converted or double-encoded: looked for from the call's start
         start = pos
     else:  # cut short or broken: after the name if it can be spelled there
         start = after_name if _runs(text, arguments, after_name, True, [200]) is not None else pos
-    end = _take_arguments(text, arguments, start, taken)
+    end = _take_arguments(text, arguments, start, taken, limit if limit >= 0 else len(text))
     return name_at, max(end, after_name), end < 0
 
 
@@ -208,13 +215,13 @@ def _find_name(text: str, name: str, start: int) -> tuple[int, str]:
     return -1, name
 
 
-def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> int:
+def _take_arguments(text: str, arguments: str, start: int, taken: list[int], stop: int) -> int:
     """Arguments forwarded as written (or double-encoded and unwrapped, or cut short and
-    closed at the end) are matched as text: return their end.  Converted ones are checked
-    leaf by leaf: return -1."""
+    closed at the end) are matched as text, if written before ``stop``: return their end.
+    Converted ones are checked leaf by leaf: return -1."""
     if arguments == "{}":
         return start  # nothing to account (and "{}" may stand for no arguments field at all)
-    if arguments in text[start:]:
+    if arguments in text[start:stop]:
         return _take(text, arguments, start, taken)
     try:
         value = json.loads(arguments, object_pairs_hook=list)
@@ -224,7 +231,7 @@ def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> 
         if value is None:
             return _take(text, prefix, start, taken)  # cut short; final may close it
         # A converted call that broke off mid-value: its leaves so far are checked as below.
-    if json.dumps(arguments, ensure_ascii=False)[1:-1] in text[start:]:
+    if json.dumps(arguments, ensure_ascii=False)[1:-1] in text[start:stop]:
         return _take(text, arguments, start, taken)
     for spellings in _leaves(value):
         # A string with characters the wire escapes need only appear in order.
