@@ -33,6 +33,9 @@ PIECES = [
     "<function=f>\n<parameter=a>\nv\n</parameter>\n</function>",
     "<|tool_call>", "<tool_call|>", "call:f{", ":g{", '<|"|>', "a:", "b:1", "<|tool_response>", "<turn|>",
     "<|channel>thought\n", "<|channel>", "<channel|>", '<|tool_call>call:f{a:<|"|>x, y}<|"|>,b:[2,{c:true}]}<tool_call|>',
+    "]<]minimax[>[", "]<]minimax[>[<tool_call>\n", "]<]minimax[>[</tool_call>", ']<]minimax[>[<invoke name="f">',
+    "]<]minimax[>[</invoke>\n", "]<]minimax[>[<a>", "]<]minimax[>[</a>", "]<]minimax[>[<item>", "]<]minimax[>[</item>",
+    "]<]min", "<mm:think>", "</mm:think>",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

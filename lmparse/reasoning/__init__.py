@@ -44,6 +44,9 @@ class ReasoningParser:
     # A tool call opened while reasoning ends the reasoning; a close tag the model still
     # writes after it is a stray tag, dropped from the content.
     tool_call_ends_reasoning: bool = False
+    # A close tag met outside reasoning is dropped (MiniMax-M3's adaptive mode writes a bare
+    # ``</mm:think>`` before an answer it did not think about).
+    bare_end_tag_dropped: bool = False
     # A label the open tag may carry, dropped (Gemma 4's channel name ``thought\n``).
     start_label: str = ""
     # "request": the thinking switch decides (``starts_in_reasoning``); "auto": the rendered
@@ -172,3 +175,21 @@ class Gemma4ReasoningParser(ReasoningParser):
 
     def starts_in_reasoning(self) -> bool:
         return False
+
+
+@ReasoningParserManager.register_module("minimax-m3")
+class MiniMaxM3ReasoningParser(ReasoningParser):
+    """``<mm:think>`` ... ``</mm:think>``.  The template's ``thinking_mode`` (enabled, disabled,
+    adaptive; undefined = adaptive) prefills ``<mm:think>``, ``</mm:think>`` or nothing: the
+    reply starts in reasoning only for ``enabled`` (or ``enable_thinking`` true), and the
+    prompt's tail settles it when given.  In adaptive mode the model may answer after a bare
+    ``</mm:think>``: dropped.  Both tags are single non-special tokens per vLLM (unverified)."""
+
+    start_tag = "<mm:think>"
+    end_tag = "</mm:think>"
+    bare_end_tag_dropped = True
+    initial_mode = "auto"
+
+    def starts_in_reasoning(self) -> bool:
+        mode = self.request.template_kwargs.get("thinking_mode")
+        return mode == "enabled" if mode is not None else self.request.thinking is True

@@ -100,10 +100,11 @@ class _Routing(NamedTuple):
         payload_tags = tool.payload_open_tags if tool is not None else ()
         open_tags = (*tool.tool_open_tags, *payload_tags) if tool is not None else ()
         start = end = None
-        ends = False
+        ends = stray_end = False
         if reasoning := reasoning_parser:
             start, end, ends = reasoning.start_tag, reasoning.end_tag, reasoning.tool_call_ends_reasoning
-        stray = (end,) if ends else ()
+            stray_end = ends or reasoning.bare_end_tag_dropped  # a close tag in content is dropped
+        stray = (end,) if stray_end else ()
         return cls(frozenset(open_tags), frozenset(payload_tags), MarkerSet.of(open_tags),
                    MarkerSet.of((start, *stray, *open_tags)), MarkerSet.of((end, *open_tags)),
                    MarkerSet.of((start, end, *open_tags)), start, end, ends)

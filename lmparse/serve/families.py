@@ -98,6 +98,9 @@ _ROWS = [
     Family("gpt-oss", None, None, response_parser="gpt-oss", tokenizer="gpt-oss",
            template="openai-gpt-oss-120b.jinja",
            description="gpt-oss: Harmony channels (analysis, commentary to=functions.X, final)"),
+    Family("minimax-m3", "minimax-m3", "minimax-m3", template="MiniMax-M3.jinja",
+           description="MiniMax-M3: <mm:think> reasoning, ]<]minimax[>[ namespaced nested XML (no vocabulary: "
+                       "pseudo-tokens)"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

@@ -443,4 +443,41 @@ GEMMA4 = GemmaWire(id="gemma4", tool_parser="gemma4", reasoning_parser="gemma4",
                    think_open="<|channel>thought\n", think_close="<channel|>", thinking_off=None,
                    call_ends_reasoning=True)
 
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4)
+# ---- minimax-m3: NS<invoke name="N">NS<K>V NS</K>... inside one NS<tool_call> block -------------------
+
+MINIMAX_NS = "]<]minimax[>["
+
+
+def minimax_elements(value: Any) -> str:
+    """A JSON value as MiniMax-M3's ``to_xml`` macro writes it: members as ``NS<K>…NS</K>``, list
+    elements as ``NS<item>…NS</item>``, strings raw, booleans and numbers as JSON, nulls omitted."""
+    ns = MINIMAX_NS
+    if isinstance(value, dict):
+        return "".join(f"{ns}<{k}>{minimax_elements(v)}{ns}</{k}>" for k, v in value.items() if v is not None)
+    if isinstance(value, list):
+        return "".join(f"{ns}<item>{minimax_elements(v)}{ns}</item>" for v in value)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MiniMaxM3Wire(Wire):
+    verbatim: bool = False
+
+    def inner(self, name: str, args: str) -> str:
+        return f'{MINIMAX_NS}<invoke name="{name}">{minimax_elements(json.loads(args))}{MINIMAX_NS}</invoke>\n'
+
+    def block(self, *calls: Call) -> str:
+        return self.open + "\n" + "".join(self.inner(n, a) for n, a in calls) + self.close
+
+    def calls(self, *calls: Call) -> str:
+        return self.block(*calls)  # the template writes every call of a turn in one block
+
+
+# No MiniMax-M3 tokenizer: the M2 vocabulary (which splits NS into six pieces) stands in for chunkings.
+MINIMAX_M3 = MiniMaxM3Wire(id="minimax-m3", tool_parser="minimax-m3", reasoning_parser="minimax-m3",
+                           open=MINIMAX_NS + "<tool_call>", close=MINIMAX_NS + "</tool_call>", tokenizers=("minimax-m2",),
+                           block_sep="", think_tag="<mm:think>", think_open="<mm:think>", think_close="</mm:think>",
+                           thinking_off=None)
+
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4,
+                               MINIMAX_M3)
