@@ -36,6 +36,9 @@ PIECES = [
     "]<]minimax[>[", "]<]minimax[>[<tool_call>\n", "]<]minimax[>[</tool_call>", ']<]minimax[>[<invoke name="f">',
     "]<]minimax[>[</invoke>\n", "]<]minimax[>[<a>", "]<]minimax[>[</a>", "]<]minimax[>[<item>", "]<]minimax[>[</item>",
     "]<]min", "<mm:think>", "</mm:think>",
+    "<tool_calls:opensource>\n", "</tool_calls:opensource>", "<tool_call:opensource>f<tool_sep:opensource>\n",
+    "</tool_call:opensource>\n", "<arg_key:opensource>a</arg_key:opensource>", "<arg_value:opensource>",
+    "</arg_value:opensource>", "<think:opensource>", "</think:opensource>", ":opensource>",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

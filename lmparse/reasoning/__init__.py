@@ -193,3 +193,35 @@ class MiniMaxM3ReasoningParser(ReasoningParser):
     def starts_in_reasoning(self) -> bool:
         mode = self.request.template_kwargs.get("thinking_mode")
         return mode == "enabled" if mode is not None else self.request.thinking is True
+
+
+# Hunyuan's ``reasoning_effort`` values (SGLang's mapping of the OpenAI levels onto the template's).
+_HUNYUAN_EFFORT = {"none": False, "no_think": False, "minimal": True, "low": True, "medium": True, "high": True,
+                   "xhigh": True, "max": True}
+
+
+@ReasoningParserManager.register_module(["hunyuan", "hy-v3"])
+class HunyuanReasoningParser(ReasoningParser):
+    """``<think:opensource>`` ... ``</think:opensource>`` (Hy3).  The template's
+    ``reasoning_effort`` (``high``, ``low``, ``no_think``; default ``no_think``) prefills the
+    opener (low / high) or an empty block: the reply starts in reasoning iff the effort is
+    low or high (or ``enable_thinking`` is true); the prompt's tail settles it when given.
+    Tags unverified (no Hunyuan tokenizer here)."""
+
+    start_tag = "<think:opensource>"
+    end_tag = "</think:opensource>"
+    initial_mode = "auto"
+    default_effort = "no_think"  # the Hy3 template's (and vLLM hy_v3's) default
+
+    def starts_in_reasoning(self) -> bool:
+        effort = self.request.template_kwargs.get("reasoning_effort")
+        if effort is None and self.request.thinking is not None:
+            return self.request.thinking
+        return _HUNYUAN_EFFORT.get(str(effort or self.default_effort), False)
+
+
+@ReasoningParserManager.register_module("hy-v4")
+class HyV4ReasoningParser(HunyuanReasoningParser):
+    """HY-V4: as Hy3, but vLLM's ``hy_v4`` (and SGLang) assume ``high`` when no effort is given."""
+
+    default_effort = "high"

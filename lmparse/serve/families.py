@@ -101,6 +101,9 @@ _ROWS = [
     Family("minimax-m3", "minimax-m3", "minimax-m3", template="MiniMax-M3.jinja",
            description="MiniMax-M3: <mm:think> reasoning, ]<]minimax[>[ namespaced nested XML (no vocabulary: "
                        "pseudo-tokens)"),
+    Family("hunyuan", "hunyuan", "hunyuan", template="tencent-Hy3.jinja",
+           description="Tencent Hy3: <think:opensource> reasoning, <tool_calls:opensource> GLM-style pairs "
+                       "(no vocabulary: pseudo-tokens)"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

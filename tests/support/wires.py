@@ -479,5 +479,28 @@ MINIMAX_M3 = MiniMaxM3Wire(id="minimax-m3", tool_parser="minimax-m3", reasoning_
                            block_sep="", think_tag="<mm:think>", think_open="<mm:think>", think_close="</mm:think>",
                            thinking_off=None)
 
+# ---- hunyuan: GLM-style pairs in :opensource-suffixed tags inside one <tool_calls:S> block ---------------
+
+HY = ":opensource"
+
+
+def hunyuan_call(name: str, params: Params) -> str:
+    """One call as the Hy3 template writes it."""
+    body = "".join(f"<arg_key{HY}>{k}</arg_key{HY}>\n<arg_value{HY}>{v}</arg_value{HY}>\n" for k, v in params)
+    return f"<tool_call{HY}>{name}<tool_sep{HY}>\n{body}</tool_call{HY}>\n"
+
+
+@dataclass(frozen=True, kw_only=True)
+class HunyuanWire(XmlWire):
+    def calls(self, *calls: tuple[str, str | Params]) -> str:
+        return self.block(*calls)  # the template writes every call of a turn in one block
+
+
+# No Hunyuan tokenizer: arbitrary chunkings only.
+HUNYUAN = HunyuanWire(id="hunyuan", tool_parser="hunyuan", reasoning_parser="hunyuan", open=f"<tool_calls{HY}>",
+                      close=f"</tool_calls{HY}>", layout=hunyuan_call, tokenizers=(), block_lead="\n", block_sep="",
+                      think_tag=f"<think{HY}>", think_open=f"<think{HY}>", think_close=f"</think{HY}>",
+                      thinking_off=None)
+
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4,
-                               MINIMAX_M3)
+                               MINIMAX_M3, HUNYUAN)
