@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_chunkings, check_parse, decoded, random_chunks, result_of
+from .support.stream import (Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks,
+                             result_of)
+from .support.turns import tool_call_conversation
 from .support.wires import HUNYUAN, HY
 
 SCHEMA = {"type": "object", "properties": {
@@ -90,16 +92,6 @@ def test_aliases_are_the_same_dialect(alias):
     assert ToolParserManager.get(alias) is ToolParserManager.get("hunyuan")
 
 
-def arguments_after(p, chunks: list[str]) -> list[str]:
-    seen, out = "", []
-    for chunk in chunks:
-        for delta, _ in p.stream_chunk(chunk):
-            for tc in delta.tool_calls or ():
-                seen += tc.function.arguments or ""
-        out.append(seen)
-    return out
-
-
 def test_string_value_streams_as_it_grows():
     head = tag("tool_calls") + "\n" + tag("tool_call") + "get_weather" + tag("tool_sep") + "\n" + tag("arg_key") \
         + "city" + tag("arg_key", True) + "\n" + tag("arg_value")
@@ -161,12 +153,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_template_round_trip(scenario, with_reasoning):
     calls = SCENARIOS[scenario]
-    assistant = {"role": "assistant", "content": "Let me check.",
-                 "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
-                                for i, (n, a) in enumerate(calls)]}
-    if with_reasoning:
-        assistant["reasoning_content"] = "The user wants weather."
-    reply = reply_of([{"role": "user", "content": "Weather?"}, assistant])
+    reply = reply_of(tool_call_conversation(calls, with_reasoning))
     content, reasoning, got = check_parse(parser, reply, None)
     assert [(name, json.loads(arguments)) for name, arguments in got] == calls
     # The template always writes a (maybe empty) think block before the content.

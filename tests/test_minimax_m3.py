@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_chunkings, check_parse, decoded, random_chunks, result_of
+from .support.stream import (Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks,
+                             result_of)
 from .support.tokenizers import load_tokenizer, real_token_chunkings
+from .support.turns import tool_call_conversation
 from .support.wires import MINIMAX_M3, MINIMAX_NS as NS, minimax_elements
 
 WEATHER_SCHEMA = {"type": "object", "properties": {
@@ -89,16 +91,6 @@ def test_a_key_named_item_is_a_key_where_the_schema_says_object():
 
 
 # ---- streaming -------------------------------------------------------------------------------
-
-def arguments_after(p, chunks: list[str]) -> list[str]:
-    seen, out = "", []
-    for chunk in chunks:
-        for delta, _ in p.stream_chunk(chunk):
-            for tc in delta.tool_calls or ():
-                seen += tc.function.arguments or ""
-        out.append(seen)
-    return out
-
 
 def test_string_value_streams_as_it_grows():
     head = f'{NS}<tool_call>\n{NS}<invoke name="get_weather">{NS}<city>'
@@ -196,12 +188,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_template_round_trip(scenario, with_reasoning):
     calls = SCENARIOS[scenario]
-    assistant = {"role": "assistant", "content": "Let me check.",
-                 "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
-                                for i, (n, a) in enumerate(calls)]}
-    if with_reasoning:
-        assistant["reasoning_content"] = "The user wants weather."
-    reply = reply_of([{"role": "user", "content": "Weather?"}, assistant])
+    reply = reply_of(tool_call_conversation(calls, with_reasoning))
     content, reasoning, got = check_parse(parser, reply, None, real_token_chunkings(reply, MINIMAX_M3.tokenizers))
     assert [(name, json.loads(arguments)) for name, arguments in got] == calls
     assert (content, reasoning) == ("Let me check.", "The user wants weather." if with_reasoning else None)

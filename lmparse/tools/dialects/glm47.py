@@ -15,7 +15,7 @@ import re
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
-from ._syntax import at_partial, read_until, skip_ws
+from ._syntax import at_partial, key_value_hook, skip_ws
 
 ARG_KEY = "<arg_key>"
 END_ARG_KEY = "</arg_key>"
@@ -75,16 +75,7 @@ class Glm47ToolParser(XmlToolParser):
         return MALFORMED
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
-        found = read_until(payload, pos + len(self.parameter_open), END_ARG_KEY, forbidden="<")
-        if not found:
-            return found
-        key, pos = found
-        pos = skip_ws(payload, pos)
-        if payload.startswith(ARG_VALUE, pos):
-            return pos + len(ARG_VALUE), key.strip()
-        if pos == len(payload) or at_partial(payload, pos, ARG_VALUE):
-            return None
-        return MALFORMED
+        return key_value_hook(payload, pos + len(self.parameter_open), END_ARG_KEY, ARG_VALUE)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

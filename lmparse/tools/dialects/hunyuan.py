@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
-from ._syntax import arg_start_hook, at_partial, read_until, skip_ws
+from ._syntax import arg_start_hook, at_partial, key_value_hook, skip_ws
 
 SUFFIX = ":opensource"
 OPEN = f"<tool_calls{SUFFIX}>"
@@ -76,16 +76,7 @@ class HunyuanToolParser(XmlToolParser):
         return arg_start_hook(payload, pos, ARG_KEY, END_TOOL_CALL, CLOSE)
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
-        found = read_until(payload, pos + len(ARG_KEY), END_ARG_KEY, forbidden="<")
-        if not found:
-            return found
-        key, pos = found
-        pos = skip_ws(payload, pos)
-        if payload.startswith(ARG_VALUE, pos):
-            return pos + len(ARG_VALUE), key.strip()
-        if pos == len(payload) or at_partial(payload, pos, ARG_VALUE):
-            return None
-        return MALFORMED
+        return key_value_hook(payload, pos + len(ARG_KEY), END_ARG_KEY, ARG_VALUE)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
