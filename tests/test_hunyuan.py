@@ -184,3 +184,11 @@ def test_render_round_trip(calls, reasoning, content, seed):
     want = (content or None, reasoning or None, [(n, a) for n, a in calls])
     assert decoded(result_of(parser().parse_complete(text))) == want
     check_chunkings(parser, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)
+
+
+def test_required_tool_choice_is_refused_not_mis_constrained():
+    """No call syntax (XGrammar has no suffixed style): constraints refuse with Unconstrainable (a clear 400 when serving)."""
+    from lmparse.constrain import Unconstrainable, gbnf_for
+
+    with pytest.raises(Unconstrainable):
+        gbnf_for("hunyuan", TOOLS, "required")

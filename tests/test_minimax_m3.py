@@ -261,3 +261,11 @@ def test_the_m2_vocabulary_splits_the_namespace_marker_into_pieces():
     except Exception as exc:  # pragma: no cover - depends on the test data
         pytest.skip(f"minimax-m2 tokenizer unavailable: {exc}")
     assert len(tok.encode(NS)) == 6
+
+
+def test_required_tool_choice_is_refused_not_mis_constrained():
+    """No call syntax (a parameter's closer repeats its own key): constraints refuse with Unconstrainable (a clear 400 when serving)."""
+    from lmparse.constrain import Unconstrainable, gbnf_for
+
+    with pytest.raises(Unconstrainable):
+        gbnf_for("minimax-m3", TOOLS, "required")

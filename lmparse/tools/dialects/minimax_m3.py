@@ -71,7 +71,7 @@ class MiniMaxM3ToolParser(ToolParser):
                 self._reject(deltas)  # text where a parameter belongs: the call ends with what it had
                 return pos
             if not args.done:
-                return pos
+                return len(text) if final else pos  # at the end, a cut-off tag is the call's own markup
             self._end_call(deltas)
             self._args = None
 
