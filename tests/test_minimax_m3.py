@@ -119,6 +119,8 @@ VARIANTS = [
      Expected(None, None, [("get_weather", '{"city": "Oslo"}')])),
     ("invoke_closer_missing_ends_at_block", f'{NS}<tool_call>\n{NS}<invoke name="get_weather">{NS}<city>Oslo'
      f"{NS}</tool_call>ok", Expected("ok", None, [("get_weather", '{"city": "Oslo"}')])),
+    ("invoke_closer_missing_ends_at_the_next_call", f'{NS}<tool_call>\n{NS}<invoke name="f">{NS}<a>x'
+     + invoke("g", el("b", "y")) + f"{NS}</tool_call>", Expected(None, None, [("f", '{"a": "x"}'), ("g", '{"b": "y"}')])),
     ("unknown_name_dropped", block(invoke("zzz", el("a", "1")), invoke("g", "")),
      Expected(None, None, [("g", "{}")])),
     ("text_where_a_parameter_belongs", block(f'{NS}<invoke name="f">oops{NS}</invoke>\n'),

@@ -63,19 +63,22 @@ class ElementTranslator:
     """The members of one object, fed in pieces, written as JSON into ``writer``.
 
     ``feed`` consumes from a position and returns where it stopped.  ``done`` once the
-    root's closer (``P</root>``) was read, or once a closer in ``outer`` arrived where the
-    root's was due (left unconsumed); ``broken`` when text stands where an element must
+    root's closer (``P</root>``) was read, or once a closer in ``outer`` (or an opener whose
+    name starts with one of ``stops``: the next call) arrived where the root's was due (left
+    unconsumed); ``broken`` when text stands where an element must
     (what was written stays written).  ``close`` ends whatever is open, at the end of the
     input or after a break: open strings and containers are closed, a buffered scalar is
     converted as it stands, nothing is invented."""
 
-    __slots__ = ("prefix", "writer", "item", "outer", "_frames", "_parts", "done", "broken")
+    __slots__ = ("prefix", "writer", "item", "outer", "stops", "_frames", "_parts", "done", "broken")
 
-    def __init__(self, prefix: str, schema: Any, *, root: str, outer: tuple[str, ...] = (), item: str = "item") -> None:
+    def __init__(self, prefix: str, schema: Any, *, root: str, outer: tuple[str, ...] = (), stops: tuple[str, ...] = (),
+                 item: str = "item") -> None:
         self.prefix = prefix
         self.writer = JsonWriter()
         self.item = item
         self.outer = outer
+        self.stops = stops
         self._frames = [_Frame(root, "{", schema)]
         self._parts: list[str] = []  # a buffered scalar read so far
         self.done = False
@@ -120,6 +123,14 @@ class ElementTranslator:
     def _ends_open_element(self, name: str) -> bool:
         return name in self.outer or any(f.name == name for f in self._frames)
 
+    def _ends_here(self, found: tuple[bool, str, int]) -> bool:
+        """A tag that ends every open element, left for the tool parser: a closer of the
+        block (``outer``) that no open element has, or an opener of the next call (``stops``)."""
+        closing, name = found[0], found[1]
+        if closing:
+            return name in self.outer and not any(f.name == name for f in self._frames)
+        return name.startswith(self.stops) if self.stops else False
+
     def _close_to(self, name: str) -> bool:
         """A closer named ``name``: every element up to the innermost open one of that name
         closes (those whose own closer is missing end here).  False: it closes nothing."""
@@ -129,10 +140,6 @@ class ElementTranslator:
                     self._close_frame()
                 self.done = not self._frames
                 return True
-        if name in self.outer:  # the block closes where the root's closer was due
-            self.close()
-            self.done = True
-            return True
         return False
 
     def _close_frame(self) -> None:
@@ -162,10 +169,11 @@ class ElementTranslator:
             self.broken = True  # text where an element belongs
             return None
         closing, name, end = found
+        if self._ends_here(found):
+            self.close()
+            self.done = True
+            return pos  # the block's closer or the next call is the tool parser's
         if closing:
-            if name in self.outer and not any(f.name == name for f in self._frames):
-                self._close_to(name)
-                return pos  # the block's closer is the tool parser's
             if not self._close_to(name):
                 self.broken = True
                 return None
@@ -188,7 +196,7 @@ class ElementTranslator:
         frame = self._frames[-1]
         if isinstance(found, tuple):
             closing, name, end = found
-            if closing and self._ends_open_element(name):
+            if closing and self._ends_open_element(name) or self._ends_here(found):
                 return self._members(text, pos)  # an empty element (or a missing closer)
             if not closing:
                 array = name == self.item and schema_type(frame.schema) != "object"
@@ -209,7 +217,7 @@ class ElementTranslator:
             found = self._tag(text, at)
             if found is None:
                 break  # maybe a closer: wait (at the end of the input it is text)
-            if isinstance(found, tuple) and found[0] and self._ends_open_element(found[1]):
+            if isinstance(found, tuple) and (found[0] and self._ends_open_element(found[1]) or self._ends_here(found)):
                 closer = found
                 break
             at = text.find(p, at + 1)
@@ -217,8 +225,9 @@ class ElementTranslator:
         self._take(text[pos:stop])
         if closer is None:
             return stop if stop > pos else None
-        if closer[1] in self.outer and not any(f.name == closer[1] for f in self._frames):
-            self._close_to(closer[1])
+        if self._ends_here(closer):
+            self.close()
+            self.done = True
             return at
         self._close_to(closer[1])
         return closer[2]

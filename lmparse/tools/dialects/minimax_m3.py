@@ -90,7 +90,7 @@ class MiniMaxM3ToolParser(ToolParser):
             self._begin_call()
             self._emit_name(deltas, name)
             schema = self.request.schema_for(name) if self.request.tools else None
-            self._args = ElementTranslator(NS, schema, root="invoke", outer=("tool_call",))
+            self._args = ElementTranslator(NS, schema, root="invoke", outer=("tool_call",), stops=("invoke ",))
             return found[1]
         if at == len(text) or at_partial(text, at, INVOKE, CLOSE):
             return None
