@@ -170,7 +170,9 @@ HAZARDS = ["<", ">", "</", "\n", " ", '"', "{", "}", "\\", ":opensource>", "<arg
 strings = st.lists(st.sampled_from(HAZARDS) | st.text(max_size=3), max_size=8).map("".join).filter(
     lambda s: "</arg_value" + HY not in s)
 prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<"),
-                max_size=20)
+                max_size=20).map(
+    lambda s: "«" + s if s else s)  # a lead no marker holds: the conservation check's matching cannot take
+# a one-letter text from inside a tag name ("e" of "opensource") and report the tag's rest as lost
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -228,7 +228,9 @@ typed_values = st.recursive(typed_scalars, _containers, max_leaves=8)
 arguments_st = st.dictionaries(keys, typed_values, max_size=4).map(lambda d: (
     {k: v for k, (v, _) in d.items()}, {"type": "object", "properties": {k: s for k, (_, s) in d.items()}}))
 prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<]"),
-                max_size=20)
+                max_size=20).map(
+    lambda s: "«" + s if s else s)  # a lead no marker holds: the conservation check's matching cannot take
+# a one-letter text from inside a tag name ("e" of "opensource") and report the tag's rest as lost
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
