@@ -33,6 +33,8 @@ PIECES = [
     "<function=f>\n<parameter=a>\nv\n</parameter>\n</function>",
     "<|tool_call>", "<tool_call|>", "call:f{", ":g{", '<|"|>', "a:", "b:1", "<|tool_response>", "<turn|>",
     "<|channel>thought\n", "<|channel>", "<channel|>", '<|tool_call>call:f{a:<|"|>x, y}<|"|>,b:[2,{c:true}]}<tool_call|>',
+    "<｜DSML｜ calls>", "</｜DSML｜ calls>", '<｜DSML｜ invoke name="f">', "</｜DSML｜ invoke>", "</｜DSML｜ parameter>",
+    '<｜DSML｜ parameter name="a" string="true">', '<｜DSML｜ parameter name="b" string="false">',
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

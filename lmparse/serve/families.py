@@ -98,6 +98,9 @@ _ROWS = [
     Family("gpt-oss", None, None, response_parser="gpt-oss", tokenizer="gpt-oss",
            template="openai-gpt-oss-120b.jinja",
            description="gpt-oss: Harmony channels (analysis, commentary to=functions.X, final)"),
+    # No V4.1 template or tokenizer is published: V4's vocabulary stands in (assumed shared).
+    Family("deepseek-v41", "deepseek-v41", "deepseek-v41", tokenizer="deepseek-v4",
+           description="DeepSeek-V4.1: DSML with spaced tags <｜DSML｜ calls>"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

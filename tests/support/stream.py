@@ -195,3 +195,14 @@ def stream_in_steps(
         ):
             first = at + step - value_start
     return deltas, first, max_pending
+
+
+def arguments_after(parser: Parser, chunks: Sequence[str]) -> list[str]:
+    """The tool-call argument text a parser has emitted so far, after each chunk."""
+    seen, out = "", []
+    for chunk in chunks:
+        for delta, _ in parser.stream_chunk(chunk):
+            for tc in delta.tool_calls or ():
+                seen += tc.function.arguments or ""
+        out.append(seen)
+    return out

@@ -243,35 +243,37 @@ DSML = "｜DSML｜"
 THINKING = {"chat_template_kwargs": {"thinking": True}}
 
 
-def dsml_string(key: str, value: str) -> str:
+def dsml_string(key: str, value: str, prefix: str = DSML) -> str:
     """A ``string="true"`` parameter: raw text."""
-    return f'<{DSML}parameter name="{key}" string="true">{value}</{DSML}parameter>\n'
+    return f'<{prefix}parameter name="{key}" string="true">{value}</{prefix}parameter>\n'
 
 
-def dsml_json(key: str, value: str) -> str:
+def dsml_json(key: str, value: str, prefix: str = DSML) -> str:
     """A ``string="false"`` parameter: JSON."""
-    return f'<{DSML}parameter name="{key}" string="false">{value}</{DSML}parameter>\n'
+    return f'<{prefix}parameter name="{key}" string="false">{value}</{prefix}parameter>\n'
 
 
-def dsml_untyped(key: str, value: str) -> str:
+def dsml_untyped(key: str, value: str, prefix: str = DSML) -> str:
     """A parameter without the string attribute: the schema decides."""
-    return f'<{DSML}parameter name="{key}">{value}</{DSML}parameter>\n'
+    return f'<{prefix}parameter name="{key}">{value}</{prefix}parameter>\n'
 
 
 @dataclass(frozen=True, kw_only=True)
 class DsmlWire(Wire):
     empty_invoke: str = ""  # V4 writes a blank line inside an invoke without parameters
+    prefix: str = DSML  # what follows ``<`` / ``</`` in every tag name (V4.1 adds a space)
     request_extra: Mapping[str, Any] = field(default_factory=lambda: THINKING)
     thinking_off: Mapping[str, Any] | None = field(default_factory=lambda: {"thinking": False})
     verbatim: bool = False
 
     def invoke(self, name: str, *params: str) -> str:
-        return f'<{DSML}invoke name="{name}">\n{"".join(params) or self.empty_invoke}</{DSML}invoke>\n'
+        p = self.prefix
+        return f'<{p}invoke name="{name}">\n{"".join(params) or self.empty_invoke}</{p}invoke>\n'
 
     def inner(self, name: str, args: str) -> str:
         kinds = json.loads(args).items()
-        return self.invoke(name, *(dsml_string(k, v) if isinstance(v, str) else dsml_json(k, json.dumps(v))
-                                   for k, v in kinds))
+        return self.invoke(name, *(dsml_string(k, v, self.prefix) if isinstance(v, str)
+                                   else dsml_json(k, json.dumps(v), self.prefix) for k, v in kinds))
 
     def invokes(self, *invokes: str) -> str:
         """One block around invokes written with ``invoke``."""
@@ -291,7 +293,12 @@ V32 = DsmlWire(id="deepseek-v32", tool_parser="deepseek-v32", reasoning_parser="
 V4 = DsmlWire(id="deepseek-v4", tool_parser="deepseek-v4", reasoning_parser="deepseek-v4",
               open=f"<{DSML}tool_calls>", close=f"</{DSML}tool_calls>", tokenizers=DSML_TOKENIZERS,
               empty_invoke="\n")
-DSML_WIRES = (V32, V4)
+# DeepSeek-V4.1: V4's layout with a space after the bar in every tag and a block named ``calls``
+# (PROTOCOLS.md; no V4.1 template or tokenizer is published: V4's vocabulary stands in).
+V41 = DsmlWire(id="deepseek-v41", tool_parser="deepseek-v41", reasoning_parser="deepseek-v41",
+               open=f"<{DSML} calls>", close=f"</{DSML} calls>", tokenizers=("deepseek-v4",),
+               empty_invoke="\n", prefix=f"{DSML} ")
+DSML_WIRES = (V32, V4, V41)
 
 
 # ---- sections of calls: kimi-k2, deepseek-v3, deepseek-v31 -----------------------------------
