@@ -135,6 +135,7 @@ class DeepSeekV41ToolParser(DeepSeekV4ToolParser):
     tool_close_prefixes = (f"</{DSML_V41}calls", f"</{DSML}", "</")
     arg_value_close = f"</{DSML_V41}parameter>"
     arg_value_close_prefixes = (f"</{DSML_V41}parameter", f"</{DSML}", "</")
+    argument_style = "deepseek_v4_1_xml"  # XGrammar's style for the spaced parameter tags
     invoke_open = f"<{DSML_V41}invoke"
     parameter_open = f"<{DSML_V41}parameter"
     function_close = f"</{DSML_V41}invoke>"
