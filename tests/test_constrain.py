@@ -19,6 +19,8 @@ WEATHER = {"type": "object", "properties": {"city": {"type": "string"}, "days": 
            "required": ["city"]}
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}]
 DIALECTS = sorted({name for name in ToolParserManager.names()})
+# Dialects whose calls CallSyntax cannot spell (each says why in its ``call_syntax``).
+UNCONSTRAINABLE = {"cohere-command", "command-a"}  # the model's call counter precedes the name
 
 
 def _rebuilt(syntax: CallSyntax, calls: list[tuple[str, str]]) -> str:
@@ -33,6 +35,9 @@ def _rebuilt(syntax: CallSyntax, calls: list[tuple[str, str]]) -> str:
 def test_every_dialect_describes_its_calls_as_its_renderer_writes_them(dialect: str) -> None:
     cls = ToolParserManager.get(dialect)
     syntax = cls.call_syntax()
+    if dialect in UNCONSTRAINABLE:
+        assert syntax is None
+        return
     assert syntax is not None
     calls = [("get_weather", '{"city": "Paris"}'), ("get_time", "{}")]
     if syntax.arguments == "json":

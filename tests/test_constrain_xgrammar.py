@@ -39,7 +39,8 @@ def _dialects() -> list[str]:
         cls = ToolParserManager.get(name)
         if cls not in seen:
             seen.add(cls)
-            names.append(name)
+            if cls.call_syntax() is not None:  # None: refused with a 400 (cohere-command)
+                names.append(name)
     return names
 
 

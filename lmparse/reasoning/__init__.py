@@ -172,3 +172,15 @@ class Gemma4ReasoningParser(ReasoningParser):
 
     def starts_in_reasoning(self) -> bool:
         return False
+
+
+@ReasoningParserManager.register_module(["cohere-command", "command-a"])
+class CohereCommandReasoningParser(ReasoningParser):
+    """``<|START_THINKING|>`` ... ``<|END_THINKING|>``.  Cohere2MoE prefills the opener
+    (reasoning on, its default) or an empty block; R7B prefills an empty block when
+    ``enable_thinking`` is off and nothing when on (the model opens): the prompt's tail
+    decides, else the default rule.  Both markers one special token each (unverified)."""
+
+    start_tag = "<|START_THINKING|>"
+    end_tag = "<|END_THINKING|>"
+    initial_mode = "auto"

@@ -101,6 +101,8 @@ _ROWS = [
     # No V4.1 template or tokenizer is published: V4's vocabulary stands in (assumed shared).
     Family("deepseek-v41", "deepseek-v41", "deepseek-v41", tokenizer="deepseek-v4",
            description="DeepSeek-V4.1: DSML with spaced tags <｜DSML｜ calls>"),
+    Family("cohere-command", "cohere-command", "cohere-command", template="Cohere2MoE.jinja",
+           description="Cohere Command A/R7B/North: <|START_THINKING|> reasoning, <|START_ACTION|>[JSON] calls"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

@@ -1,4 +1,4 @@
-"""JsonToolParser: calls written as JSON envelopes ``{"name": ..., "<argument_field>": {...}}``.
+"""JsonToolParser: calls written as JSON envelopes ``{"<name_field>": ..., "<argument_field>": {...}}``.
 
 The envelope is recognized key by key.  The argument value's source text is
 forwarded verbatim as soon as the scanner has passed it; other values are only
@@ -34,6 +34,7 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
 
 class JsonToolParser(JsonRunLane):
     argument_field = "arguments"
+    name_field = "name"  # the key holding the function name (Cohere's ``tool_name``)
     call_separator: str | None = None  # e.g. ";" between Llama 3 calls
     # Keys a bare-start envelope may begin with; anything else is ordinary JSON content.
     envelope_keys: frozenset[str] = frozenset(("name", "arguments", "parameters", "type"))
@@ -164,7 +165,7 @@ class JsonToolParser(JsonRunLane):
             self._arguments.reset()
             self._phase = _ARGUMENTS
             return pos, True
-        if key == "name" and not self._name_seen:
+        if key == self.name_field and not self._name_seen:
             self._name_seen = True
             self._role = _NAME
         else:
