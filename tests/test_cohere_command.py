@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
+from .support.strategies import calls_with, prose
 from .support.stream import Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks, result_of
 from .support.wires import COHERE, COHERE_MARKERS, TOOLS, pseudo_tokens
 
@@ -130,17 +131,10 @@ def test_template_round_trip(name, scenario):
 
 HAZARDS = ['"', "\\", ",", "]", "[", "}", "{", ":", "\n", "<|END_ACTION|>", "<|START_ACTION|>", "<|END_TEXT|>",
            '"tool_name": ', "é"]
-strings = st.lists(st.sampled_from(HAZARDS) | st.text(max_size=3), max_size=8).map("".join)
-keys = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
-values = st.recursive(st.none() | st.booleans() | st.integers() | strings,
-                      lambda kids: st.lists(kids, max_size=3) | st.dictionaries(keys, kids, max_size=3), max_leaves=8)
-calls_st = st.lists(st.tuples(st.sampled_from(["f", "g", "get_weather"]), st.dictionaries(keys, values, max_size=4)),
-                    min_size=1, max_size=3)
-prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<"), max_size=20)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(calls_st, prose, prose, st.integers(0, 1000))
+@given(calls_with(HAZARDS), prose, prose, st.integers(0, 1000))
 def test_render_round_trip(calls, reasoning, content, seed):
     rendered = [(n, json.dumps(a, ensure_ascii=False)) for n, a in calls]
     wire_text = ToolParserManager.get("cohere-command").render(rendered)

@@ -57,6 +57,7 @@ def test_every_dialect_describes_its_calls_as_its_renderer_writes_them(dialect: 
     ("glm47", "<tool_call>get_weather", "</tool_call>"),
     ("mistral", "[TOOL_CALLS]get_weather[ARGS]", ""),
     ("gemma4", "<|tool_call>call:get_weather", "<tool_call|>"),
+    ("apertus", '{"get_weather": ', "}"),  # inside <|tools_prefix|>[ ... ]<|tools_suffix|>
 ])
 def test_call_frames(dialect: str, begin: str, end: str) -> None:
     syntax = ToolParserManager.get(dialect).call_syntax()

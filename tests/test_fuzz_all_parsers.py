@@ -37,6 +37,7 @@ PIECES = [
     '<｜DSML｜ parameter name="a" string="true">', '<｜DSML｜ parameter name="b" string="false">',
     "<|START_ACTION|>", "<|END_ACTION|>", '[{"tool_call_id": "0", "tool_name": "f", "parameters": ', '"tool_name": "g"',
     "<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>",
+    "<|tools_prefix|>", "<|tools_suffix|>", '[{"f": ', '{"g": {}}', "<|inner_prefix|>", "<|inner_suffix|>",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

@@ -184,3 +184,17 @@ class CohereCommandReasoningParser(ReasoningParser):
     start_tag = "<|START_THINKING|>"
     end_tag = "<|END_THINKING|>"
     initial_mode = "auto"
+
+
+@ReasoningParserManager.register_module("apertus")
+class ApertusReasoningParser(ReasoningParser):
+    """``<|inner_prefix|>`` ... ``<|inner_suffix|>``: the generation prompt is only
+    ``<|assistant_start|>`` whatever ``enable_thinking`` says (the switch only writes
+    ``Deliberation: enabled`` into the developer turn), so a reply starts plain and the
+    model opens reasoning itself.  Calls inside it are calls (the router looks there too)."""
+
+    start_tag = "<|inner_prefix|>"
+    end_tag = "<|inner_suffix|>"
+
+    def starts_in_reasoning(self) -> bool:
+        return False

@@ -103,6 +103,8 @@ _ROWS = [
            description="DeepSeek-V4.1: DSML with spaced tags <｜DSML｜ calls>"),
     Family("cohere-command", "cohere-command", "cohere-command", template="Cohere2MoE.jinja",
            description="Cohere Command A/R7B/North: <|START_THINKING|> reasoning, <|START_ACTION|>[JSON] calls"),
+    Family("apertus", "apertus", "apertus", template="Apertus-8B-Instruct.jinja",
+           description="Apertus: <|inner_prefix|> reasoning, <|tools_prefix|>[{\"NAME\": {..}}] calls"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

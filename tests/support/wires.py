@@ -450,37 +450,67 @@ GEMMA4 = GemmaWire(id="gemma4", tool_parser="gemma4", reasoning_parser="gemma4",
                    think_open="<|channel>thought\n", think_close="<channel|>", thinking_off=None,
                    call_ends_reasoning=True)
 
-# ---- cohere-command: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": N, "parameters": {...}}]<|END_ACTION|> ----
+# ---- JSON arrays of calls in one block: cohere-command, apertus ----------------------------------
 
 @dataclass(frozen=True, kw_only=True)
-class CohereWire(Wire):
-    """One JSON array per block, one element per call, numbered from 0 (both templates)."""
+class ArrayWire(Wire):
+    """One JSON array per block, one element per call (index ``i`` from 0); markers we have no
+    vocabulary for are cut as pseudo-tokens."""
 
     pseudo_token_markers: str  # a regex: the markers, single tokens of a vocabulary we lack
-
-    def chunkings(self, text: str) -> dict[str, list[str]]:
-        return {**super().chunkings(text), "pseudo-tokens": pseudo_tokens(text, self.pseudo_token_markers)}
+    array_open: str = "["
+    element_sep: str = ", "
+    array_close: str = "]"
 
     def element(self, name: str, args: str, i: int = 0) -> str:
-        return f'{{"tool_call_id": "{i}", "tool_name": {json.dumps(name, ensure_ascii=False)}, "parameters": {args}}}'
+        raise NotImplementedError
 
     def inner(self, name: str, args: str) -> str:
         return self.element(name, args)
 
     def block(self, *calls: Call) -> str:
-        rows = ",\n".join("    " + self.element(n, a, i) for i, (n, a) in enumerate(calls))
-        return f"{self.open}[\n{rows}\n]{self.close}"
+        rows = self.element_sep.join(self.element(n, a, i) for i, (n, a) in enumerate(calls))
+        return f"{self.open}{self.array_open}{rows}{self.array_close}{self.close}"
 
     def calls(self, *calls: Call) -> str:
         return self.block(*calls)  # one block holds every call of a turn
 
+    def chunkings(self, text: str) -> dict[str, list[str]]:
+        return {**super().chunkings(text), "pseudo-tokens": pseudo_tokens(text, self.pseudo_token_markers)}
 
-# No Command A / Cohere2MoE vocabulary is published: the markers are pseudo-tokens (unverified).
+
+@dataclass(frozen=True, kw_only=True)
+class CohereWire(ArrayWire):
+    """``<|START_ACTION|>[{"tool_call_id": "0", "tool_name": N, "parameters": {...}}, …]<|END_ACTION|>``."""
+
+    array_open: str = "[\n    "
+    element_sep: str = ",\n    "
+    array_close: str = "\n]"
+
+    def element(self, name: str, args: str, i: int = 0) -> str:
+        return f'{{"tool_call_id": "{i}", "tool_name": {json.dumps(name, ensure_ascii=False)}, "parameters": {args}}}'
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApertusWire(ArrayWire):
+    """``<|tools_prefix|>[{"NAME": {...}}, …]<|tools_suffix|>``."""
+
+    def element(self, name: str, args: str, i: int = 0) -> str:
+        return f"{{{json.dumps(name, ensure_ascii=False)}: {args}}}"
+
+
+# No Command A / Cohere2MoE or Apertus vocabulary is here: the markers are pseudo-tokens (unverified).
 COHERE_MARKERS = r"<\|(?:START|END)_(?:ACTION|THINKING|RESPONSE|TEXT)\|>"
 COHERE = CohereWire(id="cohere-command", tool_parser="cohere-command", reasoning_parser="cohere-command",
                     open="<|START_ACTION|>", close="<|END_ACTION|>", tokenizers=(), block_sep="",
                     think_tag="<|START_THINKING|>", think_close="<|END_THINKING|>",
                     pseudo_token_markers=COHERE_MARKERS)
+APERTUS_MARKERS = r"<\|(?:tools|inner)_(?:prefix|suffix)\|>"
+APERTUS = ApertusWire(id="apertus", tool_parser="apertus", reasoning_parser="apertus", open="<|tools_prefix|>",
+                      close="<|tools_suffix|>", tokenizers=(), block_sep="", think_tag="<|inner_prefix|>",
+                      think_open="<|inner_prefix|>", think_close="<|inner_suffix|>", thinking_off=None,
+                      pseudo_token_markers=APERTUS_MARKERS)
 
 
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, COHERE)
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, COHERE,
+                               APERTUS)
