@@ -38,6 +38,7 @@ PIECES = [
     "<|START_ACTION|>", "<|END_ACTION|>", '[{"tool_call_id": "0", "tool_name": "f", "parameters": ', '"tool_name": "g"',
     "<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>",
     "<|tools_prefix|>", "<|tools_suffix|>", '[{"f": ', '{"g": {}}', "<|inner_prefix|>", "<|inner_suffix|>",
+    "<|tool_call_start|>", "<|tool_call_end|>", "[f(a='x', c=null)", "b=true)", "g(o={\"k\": [1]})]",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

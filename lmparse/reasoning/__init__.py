@@ -198,3 +198,12 @@ class ApertusReasoningParser(ReasoningParser):
 
     def starts_in_reasoning(self) -> bool:
         return False
+
+
+@ReasoningParserManager.register_module("lfm2")
+class Lfm2ReasoningParser(ReasoningParser):
+    """``<think>`` ... ``</think>`` (LFM2.5-8B-A1B): no LFM2 template prefills anything,
+    whatever ``enable_thinking`` says, so a reply starts plain and the model opens it."""
+
+    def starts_in_reasoning(self) -> bool:
+        return False

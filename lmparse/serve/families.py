@@ -105,6 +105,8 @@ _ROWS = [
            description="Cohere Command A/R7B/North: <|START_THINKING|> reasoning, <|START_ACTION|>[JSON] calls"),
     Family("apertus", "apertus", "apertus", template="Apertus-8B-Instruct.jinja",
            description="Apertus: <|inner_prefix|> reasoning, <|tools_prefix|>[{\"NAME\": {..}}] calls"),
+    Family("lfm2", "lfm2", "lfm2", template="LFM2.5-8B-A1B.jinja",
+           description="LFM2/LFM2.5: <think> reasoning (model opens), <|tool_call_start|>[f(a='x')] calls"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

@@ -76,8 +76,20 @@ class CallScanner:
         return n - held
 
 
-def call_arguments(source: str) -> tuple[str | None, str]:
-    """``(JSON arguments, "")`` of one call's source, or ``(None, why it is no tool call)``."""
+# JSON's constants, read as Python names in a call whose literals mix both (LFM2).
+_JSON_CONSTANTS = {"true": True, "false": False, "null": None}
+
+
+class _JsonConstants(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in _JSON_CONSTANTS:
+            return ast.copy_location(ast.Constant(_JSON_CONSTANTS[node.id]), node)
+        return node
+
+
+def call_arguments(source: str, json_constants: bool = False) -> tuple[str | None, str]:
+    """``(JSON arguments, "")`` of one call's source, or ``(None, why it is no tool call)``;
+    with ``json_constants``, ``true`` / ``false`` / ``null`` are literals too."""
     try:
         call = ast.parse(source, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -86,6 +98,8 @@ def call_arguments(source: str) -> tuple[str | None, str]:
         return None, "not a function call"
     if call.args:
         return None, "positional argument"
+    if json_constants:
+        call = _JsonConstants().visit(call)
     pairs = []
     for kw in call.keywords:
         if kw.arg is None:

@@ -512,5 +512,31 @@ APERTUS = ApertusWire(id="apertus", tool_parser="apertus", reasoning_parser="ape
                       pseudo_token_markers=APERTUS_MARKERS)
 
 
+# ---- lfm2: <|tool_call_start|>[NAME(k='raw', o={"json": true}, l=['py'])]<|tool_call_end|> ------------
+
+def lfm2_literal(value: Any) -> str:
+    """A value as LFM2.5's template writes it: strings raw in single quotes, dicts as JSON,
+    the rest as Python reprs (a string with a quote or backslash as a Python literal)."""
+    if isinstance(value, str):
+        return repr(value) if set(value) & set("'\\\n\r") else f"'{value}'"
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else repr(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Lfm2Wire(PythonicWire):
+    pseudo_token_markers: str = r"<\|tool_call_(?:start|end)\|>|</?think>"
+
+    def inner(self, name: str, args: str) -> str:
+        return f"{name}(" + ", ".join(f"{k}={lfm2_literal(v)}" for k, v in json.loads(args).items()) + ")"
+
+    def chunkings(self, text: str) -> dict[str, list[str]]:
+        return {**super().chunkings(text), "pseudo-tokens": pseudo_tokens(text, self.pseudo_token_markers)}
+
+
+# No LFM2 vocabulary is here: its markers are pseudo-tokens (unverified).
+LFM2 = Lfm2Wire(id="lfm2", tool_parser="lfm2", reasoning_parser="lfm2", open="<|tool_call_start|>",
+                close="<|tool_call_end|>", tokenizers=(), block_sep="", think_open="<think>", thinking_off=None)
+
+
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, COHERE,
-                               APERTUS)
+                               APERTUS, LFM2)

@@ -57,6 +57,7 @@ class PythonicToolParser(ToolParser):
     tool_close_tag = PYTHON_END  # optional: a bare list simply ends at its "]"
     bare_start = True
     bare_start_chars = LIST_OPEN
+    json_constants = False  # ``true`` / ``false`` / ``null`` read as literals too (LFM2)
 
     def _reset_payload(self) -> None:
         self._phase = _OPEN
@@ -112,7 +113,7 @@ class PythonicToolParser(ToolParser):
         return pos
 
     def _finish_call(self, deltas: Deltas) -> None:
-        arguments, reason = call_arguments("".join(self._source))
+        arguments, reason = call_arguments("".join(self._source), self.json_constants)
         self._source = []
         if arguments is None:
             self._invalid(self._name, reason)
