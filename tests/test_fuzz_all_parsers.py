@@ -39,6 +39,7 @@ PIECES = [
     "<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>",
     "<|tools_prefix|>", "<|tools_suffix|>", '[{"f": ', '{"g": {}}', "<|inner_prefix|>", "<|inner_suffix|>",
     "<|tool_call_start|>", "<|tool_call_end|>", "[f(a='x', c=null)", "b=true)", "g(o={\"k\": [1]})]",
+    "<|message_sep|>", "\n\nfunction call<|role_sep|>\n", "<|function_call|>", "<|role_sep|>",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

@@ -139,9 +139,9 @@ class GbnfRules:
 
             return literal(render_literal(value, GEMMA_LITERAL))
         if self.python:
-            from ..tools.python_call import python_literal
+            from ..tools.python_call import python_literal, raw_quotable
 
-            if isinstance(value, str) and not set(value) & set("'\\\n\r"):  # either quoting
+            if isinstance(value, str) and raw_quotable(value):  # either quoting (LFM2 writes '...')
                 return f"( {literal(python_literal(value))} | {literal(repr(value))} )"
             return literal(python_literal(value))
         return literal(json.dumps(value, ensure_ascii=False))

@@ -107,6 +107,8 @@ _ROWS = [
            description="Apertus: <|inner_prefix|> reasoning, <|tools_prefix|>[{\"NAME\": {..}}] calls"),
     Family("lfm2", "lfm2", "lfm2", template="LFM2.5-8B-A1B.jinja",
            description="LFM2/LFM2.5: <think> reasoning (model opens), <|tool_call_start|>[f(a='x')] calls"),
+    Family("gigachat3", "gigachat3", None, template="GigaChat3.1-10B-A1.8B.jinja",
+           description="GigaChat 3/3.1: <|function_call|> or a 'function call' turn, JSON; no reasoning"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

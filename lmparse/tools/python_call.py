@@ -11,7 +11,7 @@ import ast
 import json
 import re
 
-__all__ = ["CallScanner", "call_arguments", "python_literal"]
+__all__ = ["CallScanner", "call_arguments", "python_literal", "raw_quotable"]
 
 _CODE = re.compile(r"[^'\"()\[\]{}]*")  # a run with no quote or bracket
 
@@ -121,3 +121,8 @@ def python_literal(value: object) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{python_literal(k)}: {python_literal(v)}" for k, v in value.items()) + "}"
     return repr(value)  # numbers, True, False, None
+
+
+def raw_quotable(text: str) -> bool:
+    """Whether ``'text'``, as the template writes it, reads back as ``text`` in Python."""
+    return "'" not in text and "\\" not in text and text.isprintable()

@@ -78,6 +78,7 @@ class Wire:
     honours_thinking_off: bool = True  # False: the reasoning parser starts in reasoning regardless
     verbatim: bool = True  # arguments are forwarded as written (else converted by the schema)
     call_ends_reasoning: bool = False  # a call opened while reasoning ends it (Gemma 4)
+    pseudo_token_markers: str = ""  # a regex: markers that are single tokens of a vocabulary we lack
 
     # ---- writing ----------------------------------------------------------------------------
 
@@ -118,8 +119,12 @@ class Wire:
         return create_parser(tool_parser=self.tool_parser, reasoning_parser=self.reasoning_parser, request=request)
 
     def chunkings(self, text: str) -> dict[str, list[str]]:
-        """Chunkings beyond the validator's own: every real token boundary."""
-        return real_token_chunkings(text, self.tokenizers)
+        """Chunkings beyond the validator's own: every real token boundary, and the markers
+        as pseudo-tokens where the family's vocabulary is missing."""
+        found = real_token_chunkings(text, self.tokenizers)
+        if self.pseudo_token_markers:
+            found["pseudo-tokens"] = pseudo_tokens(text, self.pseudo_token_markers)
+        return found
 
     def check(self, text: str, expected: Expected | None, request: Mapping[str, Any] | None = DEFAULT) -> Result:
         """``text`` through the shared stream validator, under this wire's parsers
@@ -312,7 +317,6 @@ class SectionWire(Wire):
     block_sep: str = ""
     request_extra: Mapping[str, Any] = field(default_factory=lambda: THINKING)
     thinking_off: Mapping[str, Any] | None = field(default_factory=lambda: {"thinking": False})
-    pseudo_token_markers: str = ""  # a regex: markers that are single tokens of a vocabulary we lack
 
     def entry(self, name: str, args: str = "{}", i: int = 0) -> str:
         """One call with its begin and end markers; ``i`` is its index in the section."""
@@ -323,12 +327,6 @@ class SectionWire(Wire):
 
     def block(self, *calls: Call) -> str:
         return self.open + self.call_sep.join(self.entry(n, a, i) for i, (n, a) in enumerate(calls)) + self.close
-
-    def chunkings(self, text: str) -> dict[str, list[str]]:
-        found = super().chunkings(text)
-        if self.pseudo_token_markers:
-            found["pseudo-tokens"] = pseudo_tokens(text, self.pseudo_token_markers)
-        return found
 
 
 def pseudo_tokens(text: str, markers: str, seed: int = 0) -> list[str]:
@@ -454,10 +452,8 @@ GEMMA4 = GemmaWire(id="gemma4", tool_parser="gemma4", reasoning_parser="gemma4",
 
 @dataclass(frozen=True, kw_only=True)
 class ArrayWire(Wire):
-    """One JSON array per block, one element per call (index ``i`` from 0); markers we have no
-    vocabulary for are cut as pseudo-tokens."""
+    """One JSON array per block, one element per call (index ``i`` from 0)."""
 
-    pseudo_token_markers: str  # a regex: the markers, single tokens of a vocabulary we lack
     array_open: str = "["
     element_sep: str = ", "
     array_close: str = "]"
@@ -474,9 +470,6 @@ class ArrayWire(Wire):
 
     def calls(self, *calls: Call) -> str:
         return self.block(*calls)  # one block holds every call of a turn
-
-    def chunkings(self, text: str) -> dict[str, list[str]]:
-        return {**super().chunkings(text), "pseudo-tokens": pseudo_tokens(text, self.pseudo_token_markers)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -518,7 +511,8 @@ def lfm2_literal(value: Any) -> str:
     """A value as LFM2.5's template writes it: strings raw in single quotes, dicts as JSON,
     the rest as Python reprs (a string with a quote or backslash as a Python literal)."""
     if isinstance(value, str):
-        return repr(value) if set(value) & set("'\\\n\r") else f"'{value}'"
+        quotable = "'" not in value and "\\" not in value and value.isprintable()
+        return f"'{value}'" if quotable else repr(value)
     return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else repr(value)
 
 
@@ -529,14 +523,28 @@ class Lfm2Wire(PythonicWire):
     def inner(self, name: str, args: str) -> str:
         return f"{name}(" + ", ".join(f"{k}={lfm2_literal(v)}" for k, v in json.loads(args).items()) + ")"
 
-    def chunkings(self, text: str) -> dict[str, list[str]]:
-        return {**super().chunkings(text), "pseudo-tokens": pseudo_tokens(text, self.pseudo_token_markers)}
-
 
 # No LFM2 vocabulary is here: its markers are pseudo-tokens (unverified).
 LFM2 = Lfm2Wire(id="lfm2", tool_parser="lfm2", reasoning_parser="lfm2", open="<|tool_call_start|>",
                 close="<|tool_call_end|>", tokenizers=(), block_sep="", think_open="<think>", thinking_off=None)
 
 
+# ---- gigachat3: <|function_call|>{"name": N, "arguments": {...}}<|message_sep|> (3.1), role turn (3) ----
+
+@dataclass(frozen=True, kw_only=True)
+class GigaChatWire(JsonWire):
+    def role_turn(self, name: str, args: str) -> str:
+        """3.0's layout: the call as a ``function call`` role turn after the content's end."""
+        return "<|message_sep|>\n\nfunction call<|role_sep|>\n" + self.inner(name, args) + self.close
+
+
+# No GigaChat vocabulary is here: its markers are pseudo-tokens (unverified).  GigaChat 3/3.1 have
+# no reasoning markers: ``lfm2``'s plain-start <think> stands in for the matrix's reasoning cases.
+GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_parser="lfm2", open="<|function_call|>",
+                         close="<|message_sep|>", field="arguments", tokenizers=(), block_sep="\n\n",
+                         think_open="<think>", thinking_off=None,
+                         pseudo_token_markers=r"<\|(?:role_sep|message_sep|function_call)\|>|</?think>")
+
+
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, COHERE,
-                               APERTUS, LFM2)
+                               APERTUS, LFM2, GIGACHAT3)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 
 from ...registry import ToolParserManager
+from ..python_call import raw_quotable
 from ..syntax import CallSyntax
 from .pythonic import LIST_CLOSE, LIST_OPEN, SEPARATOR, PythonicToolParser
 
@@ -30,9 +31,9 @@ TOOL_CALL_END = "<|tool_call_end|>"
 
 def lfm2_literal(value: object) -> str:
     """A JSON value as the template's ``format_arg_value`` writes it (a string that the
-    template would break, with ``'``, ``\\`` or a line break, as a Python literal)."""
+    template would break, with ``'``, ``\\`` or a control character, as a Python literal)."""
     if isinstance(value, str):
-        return f"'{value}'" if not any(c in value for c in "'\\\n\r") else repr(value)
+        return f"'{value}'" if raw_quotable(value) else repr(value)
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)
     return repr(value)  # lists, numbers, True / False / None: Jinja's ``string`` filter
