@@ -9,7 +9,6 @@ round trips through the official template and hypothesis round trips with hazard
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,8 +16,8 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.strategies import calls_with, prose
-from .support.stream import Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks, result_of
+from .support.strategies import assistant_calling, calls_with, prose
+from .support.stream import Expected, arguments_after, check_parse, check_round_trip
 from .support.typed_tools import TOOLS as DESCRIBED_TOOLS
 from .support.wires import APERTUS, APERTUS_MARKERS, TOOLS, pseudo_tokens
 
@@ -92,9 +91,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_template_round_trip(scenario):
     calls = SCENARIOS[scenario]
-    assistant = {"role": "assistant", "content": "Let me check.",
-                 "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
-                                for i, (n, a) in enumerate(calls)]}
+    assistant = assistant_calling(calls, content="Let me check.")
     user = [{"role": "user", "content": "Weather in Paris?"}]
     prompt = render(user, add_generation_prompt=True)
     full = render([*user, assistant])
@@ -125,5 +122,4 @@ def test_render_round_trip(calls, reasoning, content, seed):
         return create_parser(tool_parser="apertus", reasoning_parser="apertus")
 
     want = (content or None, reasoning or None, [(n, a) for n, a in calls])
-    assert decoded(result_of(make().parse_complete(text))) == want
-    check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)
+    check_round_trip(make, text, want, seed)

@@ -10,7 +10,6 @@ hypothesis round trips with strings holding the family's markers and JSON punctu
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,8 +17,8 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.strategies import calls_with, prose
-from .support.stream import Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks, result_of
+from .support.strategies import assistant_calling, calls_with, prose
+from .support.stream import Expected, arguments_after, check_parse, check_round_trip
 from .support.wires import COHERE, COHERE_MARKERS, TOOLS, pseudo_tokens
 
 COHERE2MOE = "templates/Cohere2MoE.jinja"
@@ -111,9 +110,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_template_round_trip(name, scenario):
     calls = SCENARIOS[scenario]
-    assistant = {"role": "assistant", "reasoning_content": "The user wants weather.",
-                 "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
-                                for i, (n, a) in enumerate(calls)]}
+    assistant = assistant_calling(calls, reasoning_content="The user wants weather.")
     messages = [{"role": "user", "content": "Weather in Paris?"}, assistant]
     switches = {} if name == COHERE2MOE else {"enable_thinking": True}
     full = template(name).render(messages=messages, tools=TOOLS, **switches)
@@ -146,5 +143,4 @@ def test_render_round_trip(calls, reasoning, content, seed):
                              prompt="<|CHATBOT_TOKEN|>")
 
     want = (content or None, reasoning or None, [(n, a) for n, a in calls])
-    assert decoded(result_of(make().parse_complete(text))) == want
-    check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)
+    check_round_trip(make, text, want, seed)

@@ -21,7 +21,7 @@ from lmparse import ReasoningParserManager, ToolParserManager, create_parser
 from lmparse.tools.value_grammar import GEMMA_LITERAL, LiteralTranslator, ValueGrammar
 
 from .support.prefixes import check_declared, observed_prefixes
-from .support.stream import Expected, check_chunkings, check_parse, decoded, random_chunks, result_of
+from .support.stream import Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks, result_of
 from .support.tokenizers import load_tokenizer, real_token_chunkings
 from .support.wires import GEMMA4, GEMMA_STRING as Q, gemma_literal
 
@@ -88,17 +88,6 @@ def test_grammar_with_escaped_quoted_strings_is_another_parameter():
 
 
 # ---- streaming -------------------------------------------------------------------------------
-
-def arguments_after(p, chunks: list[str]) -> list[str]:
-    """The call's argument text emitted so far, after each chunk."""
-    seen, out = "", []
-    for chunk in chunks:
-        for delta, _ in p.stream_chunk(chunk):
-            for tc in delta.tool_calls or ():
-                seen += tc.function.arguments or ""
-        out.append(seen)
-    return out
-
 
 def test_bare_scalar_is_withheld_until_its_terminator():
     steps = arguments_after(parser(), ["<|tool_call>call:f{a:", "tr", "ue", ",b:108.", "2", "}"])

@@ -9,7 +9,6 @@ templates and hypothesis round trips with hazardous strings.
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,8 +16,8 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.strategies import calls_with, prose
-from .support.stream import Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks, result_of
+from .support.strategies import assistant_calling, calls_with, prose
+from .support.stream import Expected, arguments_after, check_parse, check_round_trip
 from .support.typed_tools import TOOLS as DESCRIBED_TOOLS
 from .support.wires import GIGACHAT3, TOOLS, pseudo_tokens
 
@@ -89,8 +88,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_template_round_trip(name, scenario):
     call = SCENARIOS[scenario]
-    assistant = {"role": "assistant", "content": "Let me check.",
-                 "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": call[0], "arguments": call[1]}}]}
+    assistant = assistant_calling([call], content="Let me check.")
     user = [{"role": "user", "content": "Weather in Paris?"}]
     prompt = render(name, user, add_generation_prompt=True)
     full = render(name, [*user, assistant])
@@ -124,5 +122,4 @@ def test_render_round_trip(calls, content, seed):
         return create_parser(tool_parser="gigachat3")
 
     want = (content or None, None, [(n, a) for n, a in calls])
-    assert decoded(result_of(make().parse_complete(text))) == want
-    check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)
+    check_round_trip(make, text, want, seed)

@@ -10,7 +10,6 @@ hypothesis round trips with hazardous strings.
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,8 +18,8 @@ from hypothesis import strategies as st
 from lmparse import ToolParserManager, create_parser
 
 from .support import tokenizers
-from .support.strategies import calls_with, prose
-from .support.stream import Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks, result_of
+from .support.strategies import assistant_calling, calls_with, prose
+from .support.stream import Expected, arguments_after, check_parse, check_round_trip
 from .support.wires import LFM2, TOOLS, pseudo_tokens
 
 
@@ -98,9 +97,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_template_round_trip(scenario):
     calls = SCENARIOS[scenario]
-    assistant = {"role": "assistant", "content": "Let me check.",
-                 "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
-                                for i, (n, a) in enumerate(calls)]}
+    assistant = assistant_calling(calls, content="Let me check.")
     user = [{"role": "user", "content": "Weather in Paris?"}]
     t = template("LFM2.5-8B-A1B.jinja")
     prompt = t.render(messages=user, tools=TOOLS, add_generation_prompt=True)
@@ -132,5 +129,4 @@ def test_render_round_trip(calls, reasoning, content, seed):
         return create_parser(tool_parser="lfm2", reasoning_parser="lfm2")
 
     want = (content or None, reasoning or None, [(n, a) for n, a in calls])
-    assert decoded(result_of(make().parse_complete(text))) == want
-    check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)
+    check_round_trip(make, text, want, seed)

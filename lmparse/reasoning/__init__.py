@@ -133,16 +133,21 @@ class MistralReasoningParser(ReasoningParser):
         return False
 
 
+class _ModelOpens(ReasoningParser):
+    """Families whose templates prefill nothing: the model opens reasoning itself, so a
+    reply starts plain whatever the thinking switch says."""
+
+    def starts_in_reasoning(self) -> bool:
+        return False
+
+
 @ReasoningParserManager.register_module("seed-oss")
-class SeedOssReasoningParser(ReasoningParser):
+class SeedOssReasoningParser(_ModelOpens):
     """``<seed:think>`` ... ``</seed:think>``: the model opens reasoning itself (the
     template's generation prompt does not), so a reply starts plain."""
 
     start_tag = "<seed:think>"
     end_tag = "</seed:think>"
-
-    def starts_in_reasoning(self) -> bool:
-        return False
 
 
 @ReasoningParserManager.register_module("minimax-m2")
@@ -187,7 +192,7 @@ class CohereCommandReasoningParser(ReasoningParser):
 
 
 @ReasoningParserManager.register_module("apertus")
-class ApertusReasoningParser(ReasoningParser):
+class ApertusReasoningParser(_ModelOpens):
     """``<|inner_prefix|>`` ... ``<|inner_suffix|>``: the generation prompt is only
     ``<|assistant_start|>`` whatever ``enable_thinking`` says (the switch only writes
     ``Deliberation: enabled`` into the developer turn), so a reply starts plain and the
@@ -196,14 +201,8 @@ class ApertusReasoningParser(ReasoningParser):
     start_tag = "<|inner_prefix|>"
     end_tag = "<|inner_suffix|>"
 
-    def starts_in_reasoning(self) -> bool:
-        return False
-
 
 @ReasoningParserManager.register_module("lfm2")
-class Lfm2ReasoningParser(ReasoningParser):
+class Lfm2ReasoningParser(_ModelOpens):
     """``<think>`` ... ``</think>`` (LFM2.5-8B-A1B): no LFM2 template prefills anything,
     whatever ``enable_thinking`` says, so a reply starts plain and the model opens it."""
-
-    def starts_in_reasoning(self) -> bool:
-        return False

@@ -1,5 +1,6 @@
-"""Hypothesis strategies shared by the families' round-trip tests: calls whose JSON values
-hold a family's hazards (its markers, JSON punctuation, escapes), and prose around them."""
+"""What the families' round-trip tests share: hypothesis strategies for calls whose JSON
+values hold a family's hazards (its markers, JSON punctuation, escapes) and prose around them,
+and the assistant message a chat template renders calls from."""
 
 from __future__ import annotations
 
@@ -24,3 +25,10 @@ def calls_with(hazards: Sequence[str], min_size: int = 1) -> st.SearchStrategy[l
                           max_leaves=8)
     return st.lists(st.tuples(st.sampled_from(NAMES), st.dictionaries(keys, values, max_size=4)),
                     min_size=min_size, max_size=3)
+
+
+def assistant_calling(calls: Sequence[tuple[str, dict[str, Any]]], **fields: Any) -> dict[str, Any]:
+    """An assistant message with ``calls`` (arguments as dicts, as templates want them)."""
+    return {"role": "assistant", **fields,
+            "tool_calls": [{"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+                           for i, (n, a) in enumerate(calls)]}
