@@ -4,6 +4,7 @@ from .factory import create_parser
 from .messages import DeltaFunctionCall, DeltaMessage, DeltaToolCall, FunctionCall, ParsedMessage, ToolCall
 from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from .request import ParserRequest, normalize_request
+from .response.template import ResponseTemplate
 
 __all__ = [
     "create_parser",
@@ -15,6 +16,7 @@ __all__ = [
     "FunctionCall",
     "ParserRequest",
     "normalize_request",
+    "ResponseTemplate",
     "ResponseParserManager",
     "ReasoningParserManager",
     "ToolParserManager",

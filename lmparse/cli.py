@@ -37,6 +37,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--tool-parser", help="tool parser name (see `lmparse list`)")
     p.add_argument("--reasoning-parser", help="reasoning parser name")
     p.add_argument("--response-parser", default="default", help="response parser name (default: default)")
+    p.add_argument("--response-template", metavar="FILE|DIR",
+                   help="parse with a Hugging Face response_template (a JSON file, or a model directory)")
     p.add_argument("--tools", help="JSON file with the request's tools list (OpenAI shape)")
     p.add_argument("--tool-choice", help='tool_choice: none, auto, required, or a tool name')
     p.add_argument("--thinking", choices=("on", "off"), help="the request's thinking switch")
@@ -92,6 +94,7 @@ def _run_parse(text: str, args: argparse.Namespace, request: dict[str, Any] | No
         reasoning_parser=args.reasoning_parser,
         response_parser=args.response_parser,
         request=request,
+        response_template=getattr(args, "response_template", None),
     )
     if not args.stream:
         json.dump(parser.parse_complete(text).to_dict(), out, ensure_ascii=False, indent=2)

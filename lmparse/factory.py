@@ -9,6 +9,7 @@ from . import reasoning, response, tools  # noqa: F401  (registers the built-in 
 from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from .request import ParserRequest, normalize_request
 from .response.base import ResponseParser
+from .response.template import ResponseTemplate
 from .tools.autoselect import select_tool_parser
 
 __all__ = ["create_parser"]
@@ -29,6 +30,7 @@ def create_parser(
     chat_template: str | None = None,
     prompt: str | None = None,
     prompt_token_ids: Sequence[int] | None = None,
+    response_template: Any = None,
 ) -> ResponseParser:
     """Build a fresh parser for one response.
 
@@ -41,7 +43,16 @@ def create_parser(
     the candidates (``lmparse.tools.autoselect``).  ``prompt`` (the rendered prompt, or
     its tail) or ``prompt_token_ids`` (decoded with ``tokenizer``) lets a reasoning
     parser in ``auto`` initial mode start from what the prompt prefilled.
+
+    ``response_template`` (a Hugging Face ``response_template``: a dict, a JSON file, a model
+    directory, or a ``ResponseTemplate``) selects ``response_parser="response-template"``,
+    which takes its tool and reasoning grammar from the template (docs/response-template.md).
     """
+    if response_template is not None and response_parser not in (None, "default", "response-template"):
+        raise ValueError(f"response_template= runs the response-template parser, not {response_parser!r}")
+    if response_template is not None or response_parser == "response-template":
+        return _template_parser(response_template, tool_parser, reasoning_parser, request, tokenizer,
+                                prompt_tail(prompt, prompt_token_ids, tokenizer))
     req = ParserRequest.accept_all() if request is None else normalize_request(request)
     cls = ResponseParserManager.get(response_parser or "default")
     if tool_parser == "auto":
@@ -50,6 +61,18 @@ def create_parser(
     tail = prompt_tail(prompt, prompt_token_ids, tokenizer)
     reasoner = ReasoningParserManager.get(reasoning_parser)(req, tail) if reasoning_parser else None
     return cls(req, tool_parser=tool, reasoning_parser=reasoner, tokenizer=tokenizer)
+
+
+def _template_parser(template: Any, tool_parser: str | None, reasoning_parser: str | None, request: Any,
+                     tokenizer: Any, tail: str | None) -> ResponseParser:
+    if template is None:
+        raise ValueError('response_parser="response-template" needs response_template= '
+                         "(a dict, a JSON file or a model directory)")
+    if tool_parser or reasoning_parser:
+        raise ValueError("a response_template sets the tool and reasoning grammar: "
+                         "name no tool_parser / reasoning_parser with it")
+    compiled = template if isinstance(template, ResponseTemplate) else ResponseTemplate(template)
+    return compiled.parser(request, tail, tokenizer)
 
 
 def prompt_tail(prompt: str | None, prompt_token_ids: Sequence[int] | None, tokenizer: Any) -> str | None:

@@ -25,7 +25,7 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
 class ParserRequest:
     """What the parsers need to know about one request, normalized once."""
 
-    __slots__ = ("tools", "tool_choice", "forced_name", "allowed_names", "thinking", "max_calls")
+    __slots__ = ("tools", "tool_choice", "forced_name", "allowed_names", "thinking", "max_calls", "template_kwargs")
 
     def __init__(
         self,
@@ -35,6 +35,7 @@ class ParserRequest:
         allowed_names: frozenset[str] | None,
         thinking: bool | None,
         max_calls: int | None = None,
+        template_kwargs: dict[str, Any] | None = None,
     ) -> None:
         self.tools = tools  # name -> function dict (name, description, parameters)
         self.tool_choice = tool_choice  # "none" | "auto" | "required"
@@ -42,6 +43,9 @@ class ParserRequest:
         self.allowed_names = allowed_names  # names a parser may emit; None: any name
         self.thinking = thinking  # None when the request does not say
         self.max_calls = max_calls  # 1 for parallel_tool_calls false: later calls are dropped
+        # ``chat_template_kwargs`` as sent: a family's own switch (MiniMax-M3's ``thinking_mode``,
+        # Hunyuan's ``reasoning_effort``) is read by its reasoning parser.
+        self.template_kwargs = template_kwargs or {}
 
     @classmethod
     def accept_all(cls) -> ParserRequest:
@@ -149,5 +153,7 @@ def normalize_request(request: Any) -> ParserRequest:
     parallel = _get(request, "parallel_tool_calls")
     if parallel is not None and not isinstance(parallel, bool):
         raise ValueError(f"parallel_tool_calls must be a boolean, got {parallel!r}")
+    kwargs = _get(request, "chat_template_kwargs")
     return ParserRequest(tools, choice, forced, allowed, _normalize_thinking(request),
-                         max_calls=1 if parallel is False else None)
+                         max_calls=1 if parallel is False else None,
+                         template_kwargs=dict(kwargs) if isinstance(kwargs, Mapping) else None)

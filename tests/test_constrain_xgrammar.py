@@ -39,7 +39,7 @@ def _dialects() -> list[str]:
         cls = ToolParserManager.get(name)
         if cls not in seen:
             seen.add(cls)
-            if cls.call_syntax() is not None:  # None: refused with a 400 (cohere-command)
+            if cls.call_syntax() is not None:  # the others refuse (Unconstrainable), tested with their dialect
                 names.append(name)
     return names
 

@@ -48,9 +48,9 @@ def cases(w: DsmlWire):
     A = '{"city": "Paris", "days": 3}'
     yield "block_at_reply_start", paris, Expected(None, None, [("get_weather", A)]), PLAIN
     yield (
-        "blank_lines_before_block_stay_content",
+        "blank_lines_before_block_are_its_layout",  # issue 13 item 5: both templates write them
         "</think>Let me check.\n\n" + paris,
-        Expected("Let me check.\n\n", None, [("get_weather", A)]),
+        Expected("Let me check.", None, [("get_weather", A)]),
         REQUEST,
     )
     yield "block_right_after_text", "</think>Checking." + paris, Expected("Checking.", None, [("get_weather", A)]), REQUEST
@@ -277,6 +277,7 @@ def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
     def make():
         return create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser)  # no request: any name
 
-    want = (content + tail or None, reasoning or None, expected_calls)
+    kept = wire.before_block(content) if calls else content  # the template's lead is the block's
+    want = (kept + tail or None, reasoning or None, expected_calls)
     assert decoded(result_of(make().parse_complete(text))) == want
     check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)

@@ -32,7 +32,7 @@ def test_layout_variants_differ_only_in_rendering(variant, base):
     cls, parent = ToolParserManager.get(variant), ToolParserManager.get(base)
     assert cls is not parent and issubclass(cls, parent)
     overridden = {k for k in vars(cls) if not k.startswith("__")}
-    assert overridden <= {"render", "block_separator", "function_close", "summary"}  # layout only
+    assert overridden <= {"render", "block_lead", "block_separator", "function_close", "summary"}  # layout only
 
 
 def test_ling3_whitespace_between_key_and_value_is_layout():

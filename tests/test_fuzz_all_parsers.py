@@ -33,6 +33,21 @@ PIECES = [
     "<function=f>\n<parameter=a>\nv\n</parameter>\n</function>",
     "<|tool_call>", "<tool_call|>", "call:f{", ":g{", '<|"|>', "a:", "b:1", "<|tool_response>", "<turn|>",
     "<|channel>thought\n", "<|channel>", "<channel|>", '<|tool_call>call:f{a:<|"|>x, y}<|"|>,b:[2,{c:true}]}<tool_call|>',
+    # Kimi-K3 XTML
+    "<|open|>tools<|sep|>", "<|close|>tools<|sep|>", '<|open|>call tool="f" index="1"<|sep|>', "<|close|>call<|sep|>",
+    '<|open|>argument key="a" type="string"<|sep|>', '<|open|>argument key="b" type="number"<|sep|>',
+    "<|close|>argument<|sep|>", '<|open|>json type="object"<|sep|>', "<|close|>json<|sep|>", "<|open|>",
+    "<|close|>", "<|sep|>", "&quot;", "&amp;", "<|open|>think<|sep|>", "<|close|>think<|sep|>",
+    "<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>", "<|end_of_msg|>",
+    # MiniCPM5
+    '<function name="f">', "<function name='g'>", '<param name="a">', '<param name="b">', "</param>",
+    "<![CDATA[", "]]>", "]]", "True", "None", "{'a': 1}",
+    "]<]minimax[>[", "]<]minimax[>[<tool_call>\n", "]<]minimax[>[</tool_call>", ']<]minimax[>[<invoke name="f">',
+    "]<]minimax[>[</invoke>\n", "]<]minimax[>[<a>", "]<]minimax[>[</a>", "]<]minimax[>[<item>", "]<]minimax[>[</item>",
+    "]<]min", "<mm:think>", "</mm:think>",
+    "<tool_calls:opensource>\n", "</tool_calls:opensource>", "<tool_call:opensource>f<tool_sep:opensource>\n",
+    "</tool_call:opensource>\n", "<arg_key:opensource>a</arg_key:opensource>", "<arg_value:opensource>",
+    "</arg_value:opensource>", "<think:opensource>", "</think:opensource>", ":opensource>",
     "<｜DSML｜ calls>", "</｜DSML｜ calls>", '<｜DSML｜ invoke name="f">', "</｜DSML｜ invoke>", "</｜DSML｜ parameter>",
     '<｜DSML｜ parameter name="a" string="true">', '<｜DSML｜ parameter name="b" string="false">',
     "<|START_ACTION|>", "<|END_ACTION|>", '[{"tool_call_id": "0", "tool_name": "f", "parameters": ', '"tool_name": "g"',
@@ -104,6 +119,42 @@ def test_mutated_valid_replies(dialect, seed):
 
     expected = result_of(make().parse_complete(text))
     check_chunkings(make, text, expected, (list(text), random_chunks(text, rng, 5)))
+
+
+# Inputs the two tests above once failed on, kept as plain examples: (dialect, reasoning
+# parser, tools offered, text).
+FOUND = [
+    # A framing marker spliced into a call's close: a content piece split around the dropped
+    # marker whose spelling search ran out of budget (the checker now remembers dead ends).
+    ("kimi-k3", "default", True,
+     '<think>plan</think>Sure.\n<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" '
+     'type="string"<|sep|>x y<|close{"name": "f", "arguments": |>argument<|sep|><|open|>argument key="b" '
+     'type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|s<|close|>message<|sep|>ep|><|open|>call tool="h" '
+     'index="2"<|sep|><|open|>argument key="a" type="string"<|sep|>x y<|close|>argument<|sep|><|open|>argument '
+     'key="b" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|open|>call tool="g" index="3"<|sep|>'
+     '<|open|>argument key="a" type="string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" '
+     'type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>\nDone.'),
+    # A dropped call (tool h is not offered) whose close is split by a framing marker: the
+    # content after it has a spelling (runs around the dropped call and the marker) that the
+    # search found only past its budget of 4000 finds.
+    ("kimi-k3", "default", True,
+     '<think>plan</think>Sure.\n<|open|>tools<|sep|><|open|>call tool="h" index="1"<|sep|><|open|>argument key="a"'
+     ' type="string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" type="number"<|sep|>2<|close|>argum'
+     'ent<|sep|><|clo<|open|>response<|sep|>se|>call<|sep|><|open|>call tool="f" index="2"<|sep|><|open|>argument '
+     'key="c" type="null"<|sep|>null<|close|>argument<|sep|><|open|>argument key="a" type="string"<|sep|><"q"><|cl'
+     'ose|>argument<|sep|><|close|>call<|sep|><|open|>call tool="g" index="3"<|sep|><|open|>argument key="a" type='
+     '"string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" type="number"<|sep|>2<|close|>argument<|s'
+     'ep|><|close|>call<|sep|><|close|>tools<|sep|>\nDone.'),
+]
+
+
+@pytest.mark.parametrize("dialect,reasoning,with_tools,text", FOUND, ids=[f"{d}-{i}" for i, (d, *_) in enumerate(FOUND)])
+def test_found_inputs(dialect, reasoning, with_tools, text):
+    def make():
+        return create_parser(tool_parser=dialect, reasoning_parser=reasoning, request={"tools": TOOLS} if with_tools else None)
+
+    expected = result_of(make().parse_complete(text))
+    check_chunkings(make, text, expected, ([text], list(text), random_chunks(text, random.Random(0), 7)))
 
 
 HARMONY_PIECES = ["<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>", "<|constrain|>",

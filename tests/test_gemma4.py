@@ -21,7 +21,8 @@ from lmparse import ReasoningParserManager, ToolParserManager, create_parser
 from lmparse.tools.value_grammar import GEMMA_LITERAL, LiteralTranslator, ValueGrammar
 
 from .support.prefixes import check_declared, observed_prefixes
-from .support.stream import Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks, result_of
+from .support.stream import (Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks,
+                             result_of)
 from .support.tokenizers import load_tokenizer, real_token_chunkings
 from .support.wires import GEMMA4, GEMMA_STRING as Q, gemma_literal
 
@@ -244,7 +245,8 @@ values = st.recursive(scalars, lambda kids: st.lists(kids, max_size=3) | st.dict
                       max_leaves=8)
 calls_st = st.lists(st.tuples(st.sampled_from(["f", "g", "get_weather"]), st.dictionaries(keys, values, max_size=4)),
                     max_size=3)
-prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<"), max_size=20)
+prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<"), max_size=20).map(
+    lambda s: "«" + s if s else s)  # the conservation check must not match a one-letter text inside "thought\n"
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -166,10 +166,10 @@ RAW = [
         Expected(None, None, [("f", "{}")]),
     ),
     (
-        "builtin_tool_recipient_is_reasoning",
+        "builtin_tool_recipient_is_dropped",  # issue 13 item 5: not reasoning; recorded in ``dropped``
         "<|channel|>analysis to=python<|message|>print(2 + 2)<|call|>"
         "<|start|>assistant<|channel|>final<|message|>4<|return|>",
-        Expected("4", "print(2 + 2)"),
+        Expected("4", None),
     ),
     (
         "final_with_a_recipient_is_content",
@@ -648,3 +648,29 @@ def test_registered_without_importing_openai_harmony():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ})
     assert result.stdout.strip() == "True", result.stderr
+
+
+# ---- built-in tool recipients (issue 13 item 5) ------------------------------------------------
+
+BUILTIN_MESSAGES = [
+    ("python", "analysis", "print(2 + 2)"),
+    ("browser.search", "analysis", '{"query": "weather Paris"}'),
+    ("container.exec", "commentary", '{"cmd": ["ls"]}'),
+]
+
+
+@pytest.mark.parametrize("recipient,channel,body", BUILTIN_MESSAGES, ids=[m[0] for m in BUILTIN_MESSAGES])
+def test_builtin_recipient_not_offered_is_dropped_with_its_text(recipient, channel, body, encoding):
+    text = (f"<|channel|>analysis<|message|>Let me run it.<|end|><|start|>assistant<|channel|>{channel} "
+            f"to={recipient} code<|message|>{body}<|call|><|start|>assistant<|channel|>final<|message|>4<|return|>")
+    check_both(text, Expected("4", "Let me run it."), encoding)
+    ids = token_stream(encoding, text)[0]
+    for parser, token_ids in ((make()(), None), (make()(), ids)):
+        parser.parse_complete(text, token_ids)
+        assert [(d.name, d.text) for d in parser.dropped] == [(recipient, body)]
+
+
+@pytest.mark.parametrize("recipient,channel,body", BUILTIN_MESSAGES, ids=[m[0] for m in BUILTIN_MESSAGES])
+def test_builtin_recipient_offered_as_a_tool_stays_a_call(recipient, channel, body, encoding):
+    text = f"<|channel|>{channel} to={recipient} code<|message|>{body}<|call|>"
+    check_both(text, Expected(None, None, [(recipient, body)]), encoding, {"tools": [tool(recipient)]})

@@ -26,7 +26,7 @@ def cases(w: Wire):
     yield (
         "content_then_call",
         "</think>Let me check.\n" + w.call("get_weather", A),
-        Expected("Let me check.\n", None, [("get_weather", A)]),
+        Expected(w.before_block("Let me check.\n"), None, [("get_weather", A)]),  # the template's lead is syntax
         REQUEST,
     )
     yield "name_after_arguments", "</think>" + w.call("f", A, args_first=True), Expected(None, None, [("f", A)]), REQUEST
@@ -37,13 +37,13 @@ def cases(w: Wire):
     yield (
         "two_calls_newline",
         "</think>" + w.call("f", A) + "\n" + w.call("g", "{}"),
-        Expected(None, None, [("f", A), ("g", "{}")]),
+        Expected(w.between_blocks("\n"), None, [("f", A), ("g", "{}")]),
         REQUEST,
     )
     yield (
         "two_calls_blank_line",
         "</think>" + w.call("f", A) + "\n\n" + w.call("g", "{}"),
-        Expected(None, None, [("f", A), ("g", "{}")]),
+        Expected(w.between_blocks("\n\n"), None, [("f", A), ("g", "{}")]),  # beyond the template's: text
         REQUEST,
     )
     yield (

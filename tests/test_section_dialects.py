@@ -50,13 +50,13 @@ def cases(w: SectionWire):
     yield (
         "two_sections_newline",
         "</think>" + one + "\n" + w.block(("g", "{}")),
-        Expected(None, None, [("get_weather", A), ("g", "{}")]),
+        Expected(w.between_blocks("\n"), None, [("get_weather", A), ("g", "{}")]),  # the templates write one section
         REQUEST,
     )
     yield (
         "two_sections_blank_line",
         "</think>" + one + "\n\n" + w.block(("g", "{}")),
-        Expected(None, None, [("get_weather", A), ("g", "{}")]),
+        Expected(w.between_blocks("\n\n"), None, [("get_weather", A), ("g", "{}")]),
         REQUEST,
     )
     yield "text_after_section", "</think>" + one + "\nDone.", Expected("\nDone.", None, [("get_weather", A)]), REQUEST

@@ -80,7 +80,7 @@ class Cuts:
     def positions(self) -> range:
         """Every cut from the end of the open tag on (a cut inside it leaves a partial
         marker, which stays text: ``test_prose_and_partial_markers_stay_text``)."""
-        return range(self.block_at + len(self.wire.open), len(self.reply) + 1)
+        return range(self.block_at + len(self.wire.open or self.wire.head), len(self.reply) + 1)
 
     def check(self, cut: str) -> None:
         """One cut, complete and one character per chunk (its streamed part checked apart)."""
@@ -189,7 +189,7 @@ def test_a_second_call_cut_off_keeps_the_first(wire: Wire) -> None:
 # with that much of the tag (or more) ended inside markup, never in prose.
 FIRST_SPECIAL_PIECE = {"internlm": "<|action_start|>", "deepseek-v32": "<｜DSML｜", "deepseek-v4": "<｜DSML｜",
                        "deepseek-v3": "<｜tool▁calls▁begin｜", "deepseek-v31": "<｜tool▁calls▁begin｜",
-                       "deepseek-v41": "<｜DSML｜"}
+                       "kimi-k3": "<|open|>", "deepseek-v41": "<｜DSML｜"}
 
 
 def partial_text_end(w: Wire) -> int:

@@ -57,7 +57,7 @@ def cases(w: XmlWire):
     yield (
         "content_then_call",
         f"{r0}{rc}Let me check.\n" + w.call("get_weather", WEATHER),
-        Expected("Let me check.\n", None, [("get_weather", W)]),
+        Expected(w.before_block("Let me check.\n"), None, [("get_weather", W)]),  # the template's lead is syntax
         REQUEST,
     )
     yield "no_argument_call", f"{r0}{rc}" + w.call("g"), Expected(None, None, [("g", "{}")]), REQUEST
@@ -116,7 +116,7 @@ def cases(w: XmlWire):
     yield (
         "two_blocks_blank_line",
         f"{r0}{rc}" + w.call("get_weather", WEATHER) + "\n\n" + w.call("g"),
-        Expected(None, None, [("get_weather", W), ("g", "{}")]),
+        Expected(w.between_blocks("\n\n"), None, [("get_weather", W), ("g", "{}")]),  # beyond the template's: text
         REQUEST,
     )
     yield (
@@ -342,7 +342,8 @@ def test_render_round_trip(wire, calls, reasoning, content, tail, seed):
         return create_parser(tool_parser=wire.tool_parser, reasoning_parser=wire.reasoning_parser, request=request)
 
     runs = ([text], list(text), random_chunks(text, random.Random(seed), 9))
-    check_chunkings(make, text, (content + tail or None, reasoning or None, expected_calls), runs, decoded)
+    kept = wire.before_block(content) if calls else content  # the template's lead is the block's
+    check_chunkings(make, text, (kept + tail or None, reasoning or None, expected_calls), runs, decoded)
 
 
 def fragments(wire: XmlWire):
@@ -366,3 +367,18 @@ def test_malformed_replies_never_raise_and_stream_as_parsed(wire, data, seed):
     reference = result_of(make().parse_complete(text))
     decoded(reference)  # every emitted call's arguments object is closed
     check_chunkings(make, text, reference, (list(text), random_chunks(text, random.Random(seed), 7)))
+
+
+def test_a_calls_arguments_written_again_inside_a_later_calls_value_are_not_taken_from_there():
+    """Found by the round trip (glm45): call A's converted ``{"A": null}`` is also the text of
+    call B's array value; the conservation check must not match A's arguments there."""
+    calls = [("A", '{"A": null}'), ("B", '{"A": [{"A": null}]}')]
+    tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {
+        "A": {"type": kind}}}}} for n, kind in (("A", "null"), ("B", "array"))]
+    text = "</think>" + ToolParserManager.get("glm45").render(calls)
+
+    def make():
+        return create_parser(tool_parser="glm45", reasoning_parser="glm45", request={"tools": tools})
+
+    want = (None, None, [(n, json.loads(a)) for n, a in calls])
+    check_chunkings(make, text, want, ([text], list(text)), decoded)

@@ -6,8 +6,9 @@ Plain dicts in the shape of xgrammar 0.2.9's ``StructuralTag`` (``{"type": "stru
 in the dialect's style, end: the call's end), in a ``tags_with_separator`` with
 ``at_least_one`` (a call is required) and ``stop_after_first`` (one call only), inside the
 section markers of a dialect that groups its calls, after the reasoning block if any.
-Pythonic and Gemma 4 object-literal arguments have no XGrammar style: their content is the
-GBNF of ``gbnf.py``, which XGrammar's EBNF parser reads.
+Pythonic and Gemma 4 object-literal arguments, and XML parameter layouts XGrammar has no
+style for (Kimi-K3's XTML), have no XGrammar style: their content is the GBNF of
+``gbnf.py``, which XGrammar's EBNF parser reads.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from .gbnf import GbnfRules
 __all__ = ["structural_tag"]
 
 Format = dict[str, Any]
+# The XML parameter styles of xgrammar 0.2.9's ``json_schema`` content.
+XGRAMMAR_STYLES = frozenset({"json", "qwen_xml", "minimax_xml", "deepseek_xml", "glm_xml"})
 
 
 def _const(text: str) -> Format:
@@ -28,12 +31,15 @@ def _const(text: str) -> Format:
 
 def _arguments(syntax: CallSyntax, schema: Any) -> Format:
     schema = {"type": "object", **schema} if isinstance(schema, dict) else {"type": "object"}
-    if syntax.arguments in ("python", "gemma"):  # no XGrammar style: a grammar of their own
+    content: Format
+    if syntax.arguments not in XGRAMMAR_STYLES:  # no XGrammar style: a grammar of their own
         rules = GbnfRules(python=syntax.arguments == "python", gemma=syntax.arguments == "gemma")
         rules.rules["root"] = ""
-        rules.rules["root"] = rules.kwargs(schema) if rules.python else rules.value(schema)
-        return {"type": "grammar", "grammar": rules.render()}
-    content: Format = {"type": "json_schema", "json_schema": schema, "style": syntax.arguments}
+        rules.rules["root"] = rules.kwargs(schema) if rules.python else rules.value(schema) \
+            if rules.gemma else rules.xml_arguments(syntax, schema)
+        content = {"type": "grammar", "grammar": rules.render()}
+    else:
+        content = {"type": "json_schema", "json_schema": schema, "style": syntax.arguments}
     if syntax.numbered:
         content = {"type": "sequence", "elements": [{"type": "regex", "pattern": "[0-9]{1,4}"},
                                                     _const(syntax.args_open), content]}

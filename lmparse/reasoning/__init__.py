@@ -44,11 +44,17 @@ class ReasoningParser:
     # A tool call opened while reasoning ends the reasoning; a close tag the model still
     # writes after it is a stray tag, dropped from the content.
     tool_call_ends_reasoning: bool = False
+    # A close tag met outside reasoning is dropped (MiniMax-M3's adaptive mode writes a bare
+    # ``</mm:think>`` before an answer it did not think about).
+    bare_end_tag_dropped: bool = False
     # A label the open tag may carry, dropped (Gemma 4's channel name ``thought\n``).
     start_label: str = ""
     # "request": the thinking switch decides (``starts_in_reasoning``); "auto": the rendered
     # prompt's tail decides when it is given (see the module docstring).
     initial_mode: str = "request"
+    # The family's message framing (see ``ToolParser.framing_markers``): dropped from the
+    # content; while reasoning, one ends the reasoning (a skipped close tag).
+    framing_markers: tuple[str, ...] = ()
 
     def __init__(self, request: ParserRequest, prompt: str | None = None) -> None:
         self.request = request
@@ -179,6 +185,76 @@ class Gemma4ReasoningParser(ReasoningParser):
         return False
 
 
+@ReasoningParserManager.register_module("kimi-k3")
+class KimiK3ReasoningParser(ReasoningParser):
+    """``<|open|>think<|sep|>`` ... ``<|close|>think<|sep|>``, then the content inside
+    ``<|open|>response<|sep|>`` ... ``<|close|>response<|sep|>`` (unwrapped: the framing is
+    dropped, and the response opener ends reasoning whose closer was skipped).  The template
+    thinks unless ``thinking`` is false; its generation prompt ends in the think opener or the
+    response opener, so the prompt's tail settles it when given."""
+
+    start_tag = "<|open|>think<|sep|>"
+    end_tag = "<|close|>think<|sep|>"
+    framing_markers = ("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>",
+                       "<|end_of_msg|>")
+    initial_mode = "auto"
+
+
+@ReasoningParserManager.register_module("minicpm5")
+class MiniCPM5ReasoningParser(_OptInThinking):
+    """``<think>`` ... ``</think>``.  The template prefills ``<think>\\n`` when ``enable_thinking``
+    is true, ``<think>\\n\\n</think>\\n\\n`` when it is false, and nothing when it is not set
+    (the model decides: plain until ``<think>``).  Given the prompt, its tail settles it."""
+
+    initial_mode = "auto"
+@ReasoningParserManager.register_module("minimax-m3")
+class MiniMaxM3ReasoningParser(ReasoningParser):
+    """``<mm:think>`` ... ``</mm:think>``.  The template's ``thinking_mode`` (enabled, disabled,
+    adaptive; undefined = adaptive) prefills ``<mm:think>``, ``</mm:think>`` or nothing: the
+    reply starts in reasoning only for ``enabled`` (or ``enable_thinking`` true), and the
+    prompt's tail settles it when given.  In adaptive mode the model may answer after a bare
+    ``</mm:think>``: dropped.  Both tags are single non-special tokens per vLLM (unverified)."""
+
+    start_tag = "<mm:think>"
+    end_tag = "</mm:think>"
+    bare_end_tag_dropped = True
+    initial_mode = "auto"
+
+    def starts_in_reasoning(self) -> bool:
+        mode = self.request.template_kwargs.get("thinking_mode")
+        return mode == "enabled" if mode is not None else self.request.thinking is True
+
+
+# Hunyuan's ``reasoning_effort`` values (SGLang's mapping of the OpenAI levels onto the template's).
+_HUNYUAN_EFFORT = {"none": False, "no_think": False, "minimal": True, "low": True, "medium": True, "high": True,
+                   "xhigh": True, "max": True}
+
+
+@ReasoningParserManager.register_module(["hunyuan", "hy-v3"])
+class HunyuanReasoningParser(ReasoningParser):
+    """``<think:opensource>`` ... ``</think:opensource>`` (Hy3).  The template's
+    ``reasoning_effort`` (``high``, ``low``, ``no_think``; default ``no_think``) prefills the
+    opener (low / high) or an empty block: the reply starts in reasoning iff the effort is
+    low or high (or ``enable_thinking`` is true); the prompt's tail settles it when given.
+    Tags unverified (no Hunyuan tokenizer here)."""
+
+    start_tag = "<think:opensource>"
+    end_tag = "</think:opensource>"
+    initial_mode = "auto"
+    default_effort = "no_think"  # the Hy3 template's (and vLLM hy_v3's) default
+
+    def starts_in_reasoning(self) -> bool:
+        effort = self.request.template_kwargs.get("reasoning_effort")
+        if effort is None and self.request.thinking is not None:
+            return self.request.thinking
+        return _HUNYUAN_EFFORT.get(str(effort or self.default_effort), False)
+
+
+@ReasoningParserManager.register_module("hy-v4")
+class HyV4ReasoningParser(HunyuanReasoningParser):
+    """HY-V4: as Hy3, but vLLM's ``hy_v4`` (and SGLang) assume ``high`` when no effort is given."""
+
+    default_effort = "high"
 @ReasoningParserManager.register_module(["cohere-command", "command-a"])
 class CohereCommandReasoningParser(ReasoningParser):
     """``<|START_THINKING|>`` ... ``<|END_THINKING|>``.  Cohere2MoE prefills the opener

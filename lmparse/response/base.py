@@ -14,7 +14,11 @@ The router is a state table (``_TEXT_HANDLERS``, one handler per text state)::
     TOOL             --(block closed)---------------------------------> AFTER_BLOCK
     TOOL             --(block rejected: its text is routed again)-----> where it came from
     TOOL             --(block truncated: the reply ended; markup dropped)--> AFTER_BLOCK
-    AFTER_BLOCK      --(whitespace; dropped if another block follows)--> where it came from
+    AFTER_BLOCK      --(whitespace; the template's separator dropped if a block follows)--> where it came from
+
+Whitespace is text except the layout the tool dialect's template writes around blocks:
+``block_lead`` before an open tag (its variants are markers of their own, ``_Routing.tag_of``)
+and ``block_separator`` between blocks (``_layout_start``).
 
 A reply starts in PLAIN_START (when the tool parser allows a bare start) or PLAIN, or
 in REASONING_START when the reasoning parser says replies open in reasoning.  The
@@ -28,7 +32,7 @@ their own state: ``BlockReplay`` (a block's text while it may still turn back in
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from ..markers import WHITESPACE, MarkerSet
@@ -47,7 +51,7 @@ __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
 _PLAIN_START, _PLAIN, _REASONING_START, _REASONING, _TOOL, _AFTER_BLOCK = range(6)
 # A whole special token as chat templates spell them: ``<|name|>``, or DeepSeek's ``<｜name｜``.
 _SPECIAL_PIECE = re.compile(r"<\|[^|<>\s]{1,48}\|>|<｜[^｜<>\s]{1,48}｜")
-def _cut_off(tail: str, tool_parser: ToolParser | None, open_tags: frozenset[str]) -> bool:
+def _cut_off(tail: str, tool_parser: ToolParser | None, open_tags: Iterable[str]) -> bool:
     """Whether ``tail``, a partial marker the reply ended with, is markup (then recorded in
     ``dropped``) rather than text.  A cut-off ``<tool_`` may be prose, but the beginning of
     a tool open tag that already holds a whole special-token-shaped piece
@@ -81,7 +85,6 @@ def fold_deltas(deltas: Deltas, reasoning_tokens: int | None = None) -> ParsedMe
 class _Routing(NamedTuple):
     """What the router looks for, from the tool and reasoning parsers it drives."""
 
-    open_tags: frozenset[str]
     # Payload open tags start a block and belong to its payload (Qwen3-Coder's bare
     # ``<function=``): the tool parser reads them, and they are text if it rejects them.
     payload_tags: frozenset[str]
@@ -94,19 +97,34 @@ class _Routing(NamedTuple):
     start_tag: str | None
     end_tag: str | None
     call_ends_reasoning: bool  # a call ends reasoning (Gemma 4): its close tag may come later, stray
+    # The family's message framing (Kimi-K3's response element): dropped from the content,
+    # and it ends reasoning.
+    framing: frozenset[str]
+    # An open tag with the whitespace the template writes before it (``block_lead``, or
+    # its end) -> the tag: that whitespace is the block's.  Bare tags map to themselves.
+    tag_of: dict[str, str]
+    separator: str | None  # what the template writes between two blocks (``block_separator``)
 
     @classmethod
     def of(cls, tool: ToolParser | None, reasoning_parser: ReasoningParser | None) -> _Routing:
         payload_tags = tool.payload_open_tags if tool is not None else ()
-        open_tags = (*tool.tool_open_tags, *payload_tags) if tool is not None else ()
+        block_tags = tool.tool_open_tags if tool is not None else ()
+        lead = tool.block_lead if tool is not None else ""
+        tag_of = {lead[i:] + tag: tag for tag in block_tags for i in range(len(lead) + 1)}
+        tag_of.update((tag, tag) for tag in payload_tags)
+        open_tags = (*block_tags, *payload_tags)
         start = end = None
-        ends = False
+        ends = stray_end = False
+        framing = tool.framing_markers if tool is not None else ()
         if reasoning := reasoning_parser:
             start, end, ends = reasoning.start_tag, reasoning.end_tag, reasoning.tool_call_ends_reasoning
-        stray = (end,) if ends else ()
-        return cls(frozenset(open_tags), frozenset(payload_tags), MarkerSet.of(open_tags),
-                   MarkerSet.of((start, *stray, *open_tags)), MarkerSet.of((end, *open_tags)),
-                   MarkerSet.of((start, end, *open_tags)), start, end, ends)
+            stray_end = ends or reasoning.bare_end_tag_dropped  # a close tag in content is dropped
+            framing = (*framing, *reasoning.framing_markers)
+        stray = (end,) if stray_end else ()
+        return cls(frozenset(payload_tags), MarkerSet.of(open_tags),
+                   MarkerSet.of((start, *stray, *framing, *tag_of)), MarkerSet.of((end, *framing, *tag_of)),
+                   MarkerSet.of((start, end, *framing, *tag_of)), start, end, ends, frozenset(framing), tag_of,
+                   tool.block_separator if tool is not None else "")
 
 
 class ResponseParser:
@@ -168,15 +186,15 @@ class BaseResponseParser(ResponseParser):
         super().__init__(request)
         self.tool_parser = tool = tool_parser if tool_parser is not None and request.tools_enabled else None
         r = _Routing.of(tool, reasoning_parser)
-        self._open_tags, self._payload_tags, self._open_markers = r.open_tags, r.payload_tags, r.open
+        self._open_tags, self._payload_tags, self._open_markers = r.tag_of, r.payload_tags, r.open  # tag_of: leads too
         self._plain_markers, self._reasoning_markers, self._leading_markers = r.plain, r.reasoning, r.leading
-        self._end_tag, self._call_ends_reasoning = r.end_tag, r.call_ends_reasoning
+        self._end_tag, self._framing, self._separator = r.end_tag, r.framing, r.separator
         self._label = OpenTagLabel(reasoning_parser.start_label if reasoning_parser else "", r.start_tag)
         in_reasoning = reasoning_parser is not None and reasoning_parser.initial_reasoning()
         bare = tool is not None and tool.bare_start
         self._state = _REASONING_START if in_reasoning else _PLAIN_START if bare else _PLAIN
         self._resume = _PLAIN  # the text state a block returns to
-        self._pending = ""
+        self._pending, self._call_ends_reasoning = "", r.call_ends_reasoning
         self._base = 0  # absolute position of the buffer's first character
         self._replay = BlockReplay()
         self._tokens = ReasoningTokenCounter(in_reasoning)
@@ -192,8 +210,7 @@ class BaseResponseParser(ResponseParser):
         pending = self._pending
         buf = pending + text if pending else text
         if self._state == _TOOL:
-            # Inside a block: the chunk goes straight to the tool parser, and the usual
-            # outcome (the block still open) is taken here, without the routing loop.
+            # Inside a block, the usual step (the block still open) is taken here, without the routing loop.
             step = self.tool_parser.feed_tool_block(buf, deltas, final)  # type: ignore[union-attr]
             if step[1] == OPEN:
                 consumed = step[0]
@@ -283,11 +300,13 @@ class BaseResponseParser(ResponseParser):
         return len(buf)
 
     def _after_block(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
-        """Whitespace after a block is dropped only if another block follows."""
+        """Before another block the template's ``block_separator`` (or its end) is dropped; other whitespace is text."""
         ws_end = _skip_ws(buf, pos)
         if not final and (ws_end == len(buf) or self._open_markers.is_proper_prefix(buf, ws_end)):
             return pos, False
         if self._open_markers.startswith_at(buf, ws_end):
+            if (cut := _layout_start(buf, pos, ws_end, self._separator)) > pos:
+                append_text(deltas, self._resume == _PLAIN, buf[pos:cut])
             pos = ws_end
         self._state = self._resume
         return pos, True
@@ -321,8 +340,8 @@ class BaseResponseParser(ResponseParser):
         tag = match.group()
         if tag in self._open_tags:
             return self._open_block(tag, start, end), True
-        if tag == self._end_tag:
-            return end, True  # a stray close tag after a call ended the reasoning
+        if tag == self._end_tag or tag in self._framing:
+            return end, True  # framing, or a stray close tag after a call ended the reasoning
         self._state = _REASONING  # the reasoning open tag
         self._label.opened()
         self._tokens.open(self._base + end)
@@ -362,7 +381,7 @@ class BaseResponseParser(ResponseParser):
         self._state = _REASONING
         if tag in self._open_tags:
             return self._open_block(tag, start, end), True
-        if tag == self._end_tag:
+        if tag == self._end_tag or tag in self._framing:
             self._close_reasoning(start)
         elif before and not before.isspace():
             append_text(deltas, False, tag)  # text came first: not a leading tag, just text
@@ -373,12 +392,13 @@ class BaseResponseParser(ResponseParser):
 
     # ---- transitions ------------------------------------------------------------------
 
-    def _open_block(self, tag: str, start: int, end: int) -> int:
-        """A tool open tag at ``start``; returns where the tool parser's text begins."""
+    def _open_block(self, marker: str, start: int, end: int) -> int:
+        """An open tag (maybe after its lead) at ``start``; returns where the tool parser's text begins."""
+        tag = self._open_tags[marker]
         if tag in self._payload_tags:
             self._enter_tool(tag, self._base + start, "", opening_in_payload=True)
             return start  # the tag is the payload's first syntax
-        self._enter_tool(tag, self._base + start, tag)
+        self._enter_tool(marker, self._base + start, tag)  # a rejected block replays its lead too
         return end
 
     def _enter_tool(self, opening: str, abs_start: int, open_tag: str, opening_in_payload: bool = False) -> None:
@@ -393,8 +413,6 @@ class BaseResponseParser(ResponseParser):
     def _close_reasoning(self, at: int) -> None:
         self._tokens.close(self._base + at)
         self._state = _PLAIN
-
-    # ---- reasoning tokens ---------------------------------------------------------------
 
     def _settle_tokens(self, final: bool) -> None:
         """Tokens are settled before the held suffix, or before a block that may still
@@ -423,6 +441,17 @@ def append_text(deltas: Deltas, content: bool, text: str) -> None:
         deltas.append((DeltaMessage(content=text), False))
     else:
         deltas.append((DeltaMessage(reasoning_content=text), False))
+
+
+def _layout_start(text: str, start: int, end: int, layout: str | None) -> int:
+    """Where the template's ``layout`` begins in the whitespace ``text[start:end]`` before
+    a block: the longest end of it that ``layout`` ends with too (None: all of it)."""
+    if layout is None:
+        return start
+    n = min(end - start, len(layout))
+    while n and not layout.endswith(text[end - n : end]):
+        n -= 1
+    return end - n
 
 
 def _skip_ws(text: str, pos: int) -> int:

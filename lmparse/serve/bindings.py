@@ -21,6 +21,7 @@ from ..factory import create_parser
 from ..tools.autoselect import select_tool_parser
 from ..request import ParserRequest
 from ..response.base import ResponseParser
+from ..response.template import ResponseTemplate
 from .engines.base import Engine
 from .engines.simulated import SimulatedEngine
 from .engines.special import family_markers as _family_markers
@@ -40,7 +41,7 @@ class ModelBinding:
     """One served model: a family's parsers, its engine, and the names it answers to."""
 
     def __init__(self, names: str | Sequence[str], family: Family, engine: Engine,
-                 reasoning_field: str = "reasoning_content") -> None:
+                 reasoning_field: str = "reasoning_content", response_template: ResponseTemplate | None = None) -> None:
         if reasoning_field not in REASONING_FIELDS:
             raise ValueError(f"reasoning field must be one of {', '.join(REASONING_FIELDS)}")
         _require_parsers(family)
@@ -52,6 +53,7 @@ class ModelBinding:
         self.family = family
         self.engine = engine
         self.reasoning_field = reasoning_field
+        self.response_template = response_template  # the model's own, when it is what parses
         # The model's end-of-turn tokens (generation_config.json), when its directory was given.
         self.stop_token_ids: tuple[int, ...] = ()
         # One parser now, so what parsers load once per process (Harmony's encoding: 0.2 s
@@ -61,6 +63,8 @@ class ModelBinding:
     def new_parser(self, request: ParserRequest, prompt: str | None = None) -> ResponseParser:
         """A parser for one reply; ``prompt`` (its rendered prompt's tail) settles an ``auto`` initial mode."""
         f = self.family
+        if self.response_template is not None:
+            return create_parser(response_template=self.response_template, request=request, prompt=prompt)
         return create_parser(tool_parser=f.tool_parser, reasoning_parser=f.reasoning_parser,
                              response_parser=f.response_parser, request=request, prompt=prompt)
 
@@ -104,15 +108,20 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
                      reasoning_field: str = "reasoning_content", names: Sequence[str] | None = None,
                      chat_template: str | None = None, max_tokens: int | None = None,
                      transport: Any = None, model_dir: str | Path | None = None,
-                     template_from_engine: bool = False) -> ModelBinding:
+                     template_from_engine: bool = False, dialect_named: bool = True) -> ModelBinding:
     """A family served by a real engine at ``url`` (vllm, sglang, lmdeploy, llamacpp).  The
     prompt is rendered with ``chat_template`` (a jinja file) if given, else by the engine
     (``template_from_engine``, llama.cpp), else with the template of ``model_dir`` (a Hugging
     Face model directory, whose tokenizer also counts); without any, a ``ValueError`` names
-    the flags to pass."""
+    the flags to pass.  When no dialect was named (``dialect_named`` False) and the model
+    directory ships a ``response_template``, that template parses the replies."""
     from .engines.upstream import DEFAULT_MAX_TOKENS, UpstreamEngine
 
     files = load_model_dir(model_dir) if model_dir is not None else None
+    asked = family.response_parser == "response-template"  # --response-parser response-template
+    response_template = _model_response_template(files, asked) if asked or not dialect_named else None
+    if response_template is not None:
+        family = replace(family, tool_parser=None, reasoning_parser=None, response_parser="response-template")
     template: ChatTemplate | None
     tokenizer: Tokenizer
     template = _upstream_template(engine, url, files, chat_template, template_from_engine)
@@ -123,13 +132,32 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
                                                                          _family_markers(family))
     upstream = UpstreamEngine(engine, url, family, tokenizer, template, model, max_tokens or DEFAULT_MAX_TOKENS,
                               transport=transport)
-    binding = ModelBinding(names or [family.name], family, upstream, reasoning_field)
+    binding = ModelBinding(names or [family.name], family, upstream, reasoning_field, response_template)
     if files is not None:
         binding.stop_token_ids = files.stop_token_ids
     logger.info("model %s: %s at %s (%s), template %s, tokenizer %s%s", ", ".join(binding.names), engine, url,
                 family.name, template.name if template else "ChatML fallback", tokenizer.name,
                 f", end-of-turn tokens {list(files.stop_token_ids)}" if files and files.stop_token_ids else "")
     return binding
+
+
+def _model_response_template(files: ModelFiles | None, asked: bool) -> ResponseTemplate | None:
+    """The model directory's own response_template, compiled (a startup error if lmparse cannot
+    serve it, or if it was asked for and there is none)."""
+    if files is None or files.response_template is None:
+        if asked:
+            raise ValueError("--response-parser response-template needs --model DIR whose tokenizer_config.json "
+                             "has a response_template")
+        return None
+    try:
+        compiled = ResponseTemplate(files.response_template)
+    except ValueError as exc:
+        raise ValueError(f"--model {files.path}: its response_template cannot be served ({exc}); "
+                         "name the dialect with --family or --tool-call-parser") from None
+    logger.info("--model %s ships a response_template%s: replies are parsed by the response-template parser "
+                "(fields %s)", files.path, "" if asked else " and no dialect was named",
+                ", ".join(compiled.spec.fields))
+    return compiled
 
 
 def _upstream_template(engine: str, url: str, files: ModelFiles | None, chat_template: str | None,

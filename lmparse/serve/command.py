@@ -114,6 +114,12 @@ def _families(args: argparse.Namespace) -> list:
     return families
 
 
+def _dialect_named(args: argparse.Namespace) -> bool:
+    """Whether the command line chose the parsers (else a model's own response_template may)."""
+    return bool(args.family) or any(o is not None for o in (args.tool_call_parser, args.reasoning_parser,
+                                                           args.response_parser))
+
+
 def _names(args: argparse.Namespace, families: list) -> list[list[str] | None]:
     """Each family's ``--served-model-name`` values (None: its own name)."""
     given = args.served_model_name or []
@@ -215,7 +221,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--engine {engine} serves exactly one --family")
         bindings = [upstream_binding(families[0], engine, args.upstream, args.upstream_model, args.reasoning_field,
                                      names[0], args.chat_template, args.upstream_max_tokens,
-                                     model_dir=args.model, template_from_engine=args.template_from_engine)]
+                                     model_dir=args.model, template_from_engine=args.template_from_engine,
+                                     dialect_named=_dialect_named(args))]
     url = f"http://{args.host}:{args.port}"
 
     def ready() -> None:

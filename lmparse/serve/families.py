@@ -98,6 +98,18 @@ _ROWS = [
     Family("gpt-oss", None, None, response_parser="gpt-oss", tokenizer="gpt-oss",
            template="openai-gpt-oss-120b.jinja",
            description="gpt-oss: Harmony channels (analysis, commentary to=functions.X, final)"),
+    Family("kimi-k3", "kimi-k3", "kimi-k3", template="Kimi-K3.jinja",
+           description="Kimi-K3: XTML <|open|>think/response/tools elements, typed <|open|>argument values "
+                       "(no public vocabulary: pseudo-tokens)"),
+    Family("minicpm5", "minicpm5", "minicpm5", template="openbmb-MiniCPM5-1B.jinja",
+           description="MiniCPM5: <think> reasoning (prompt decides), <function name=..><param name=..> "
+                       "calls with CDATA strings (no public vocabulary: pseudo-tokens)"),
+    Family("minimax-m3", "minimax-m3", "minimax-m3", template="MiniMax-M3.jinja",
+           description="MiniMax-M3: <mm:think> reasoning, ]<]minimax[>[ namespaced nested XML (no vocabulary: "
+                       "pseudo-tokens)"),
+    Family("hunyuan", "hunyuan", "hunyuan", template="tencent-Hy3.jinja",
+           description="Tencent Hy3: <think:opensource> reasoning, <tool_calls:opensource> GLM-style pairs "
+                       "(no vocabulary: pseudo-tokens)"),
     # No V4.1 template or tokenizer is published: V4's vocabulary stands in (assumed shared).
     Family("deepseek-v41", "deepseek-v41", "deepseek-v41", tokenizer="deepseek-v4",
            description="DeepSeek-V4.1: DSML with spaced tags <｜DSML｜ calls>"),

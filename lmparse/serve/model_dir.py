@@ -5,7 +5,9 @@ Read as transformers reads them: ``tokenizer.json`` (the ``tokenizers`` package)
 ``chat_template.jinja`` over ``tokenizer_config.json``'s ``chat_template`` (a string,
 or named templates: ``default``, and ``tool_use`` for requests with tools), the
 ``bos_token`` / ``eos_token`` the template writes, and ``generation_config.json``'s
-``eos_token_id`` (one id or a list): the tokens that end a turn.
+``eos_token_id`` (one id or a list): the tokens that end a turn; and
+``tokenizer_config.json``'s ``response_template``, when the model ships one (served by the
+``response-template`` parser when no dialect is named).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class ModelFiles:
     eos: str
     stop_token_ids: tuple[int, ...]  # generation_config.json's eos_token_id, else the EOS token's id
     stop_texts: tuple[str, ...]  # those tokens' texts
+    response_template: dict[str, Any] | None = None  # tokenizer_config.json's response_template
 
 
 def _ids(value: Any) -> tuple[int, ...]:
@@ -52,4 +55,6 @@ def load_model_dir(path: str | Path) -> ModelFiles:
         steps = tokenizer.steps(eos)
         ids = (steps[0][1],) if len(steps) == 1 else ()
     texts = tuple(t for t in (tokenizer.decode_one(i) for i in ids) if t)
-    return ModelFiles(root, tokenizer, load_model_template(root), bos, eos, ids, texts)
+    declared = config.get("response_template")
+    return ModelFiles(root, tokenizer, load_model_template(root), bos, eos, ids, texts,
+                      declared if isinstance(declared, dict) else None)

@@ -82,12 +82,23 @@ class ToolParser:
     bare_start_chars: str = "{"
     # Markers that open a block without an outer open tag and are read as payload.
     payload_open_tags: tuple[str, ...] = ()
+    # Whitespace around and between blocks is text, except what the family's chat template
+    # writes as part of the call syntax (read off the template, rendered with text before,
+    # two calls and text after): ``block_lead`` before a block that follows text, and
+    # ``block_separator`` between two blocks.  Either is dropped, or its end when only that
+    # was written (DSML's "\n\n" as "\n"); other whitespace is text.  A separator of None
+    # (a family with no template to read) drops all whitespace between blocks.
+    block_lead: str = ""
+    block_separator: str | None = ""
     # One line on the wire syntax, and how arguments stream, for ``lmparse parsers``.
     summary: str = ""
     streaming: str = ""
     # Strings a chat template writing this dialect contains, every one (a newline may be
     # written escaped); empty: the markers the parser reads (``lmparse.tools.autoselect``).
     template_markers: tuple[str, ...] = ()
+    # Markers of the family's message framing that are neither content nor calls (Kimi-K3's
+    # ``<|open|>response<|sep|>``): the router drops them from the content.
+    framing_markers: tuple[str, ...] = ()
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:

@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeVar, Union
 
 from ..markers import WHITESPACE, MarkerSet
 from ..request import ParserRequest
-from ..schema import schema_type
+from ..schema import canonical_type, schema_type
 from .base import RUN_STEPS, BlockStep, Deltas, ToolParser, run_step
 from .calls import new_call_id
 from .json_scanner import JsonValueScanner
@@ -55,17 +55,25 @@ Found = Union[_T, None, Malformed]  # noqa: UP007  (a generic alias: ``|`` canno
 # ``(position after the name, name, what follows)``; no name: the payload ends at the position.
 FunctionStep = tuple[int, str | None, Literal["arg_start", "done"]]
 ArgStartStep = tuple[int, Literal["arg_name", "done"]]
-# ``(position of the value, key)``, optionally with the value type the syntax declares.
-ArgNameStep = tuple[int, str] | tuple[int, str, Literal["string", "json"] | None]
+# ``(position of the value, key)``, optionally with the value type the syntax declares;
+# ``"arguments"``: the value is the whole arguments object as JSON (the key is unused) and
+# ends at ``arguments_close`` (Kimi-K3's ``<|open|>json type="object"<|sep|>`` form).
+Declared = Literal["string", "json", "arguments"]
+ArgNameStep = tuple[int, str] | tuple[int, str, Declared | None]
 
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 # How a value is carried into the arguments object.
 _STREAM, _BUFFER, _JSON = range(3)
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
+# How far past an enclosing close tag met inside a value the value's own close tag is looked for.
+_LOOKAHEAD = 256
+
 
 def convert_value(raw: str, kind: str | None) -> str:
-    """JSON source for a complete value of a schema type; what does not convert stays a string."""
+    """JSON source for a complete value of a schema type (any name ``canonical_type``
+    knows: ``int``, ``double``, ``dict``...); what does not convert stays a string."""
+    kind = canonical_type(kind) or kind
     text = raw.strip()
     if kind == "integer":
         if re.fullmatch(r"[-+]?\d+", text):
@@ -123,26 +131,245 @@ def argument_items(arguments: str) -> list[tuple[str, str]]:
     ]
 
 
-class XmlToolParser(ToolParser):
-    streaming = "arguments: a string value as it grows; a typed value at its close tag"
+def _value_stop(text: str, pos: int, final: bool, stops: MarkerSet, close: str, parameter_open: str
+                ) -> tuple[int, bool | None]:
+    """Where the value from ``pos`` ends: ``(index, True)`` at its own close tag ``close``,
+    ``(index, False)`` at an enclosing close tag among ``stops`` that ends it (left
+    unconsumed), ``(index, None)`` at one that is undecided yet, ``(-1, None)`` if none has
+    arrived.
+
+    An enclosing close tag is data when the value's own close tag follows it before another
+    parameter opens (``x </tool_call> y</parameter>``), looked for within ``_LOOKAHEAD``
+    characters."""
+    found = stops.search(text, pos)
+    if found is None:
+        return -1, None
+    if found.group() == close:
+        return found.start(), True
+    after = found.end()
+    window = text[after : after + _LOOKAHEAD]
+    own, param = window.find(close), window.find(parameter_open)
+    if own != -1 and (param == -1 or own < param):
+        return after + own, True
+    if param == -1 and not final and len(window) < _LOOKAHEAD:
+        return found.start(), None
+    return found.start(), False
+
+
+class XmlValues(ToolParser):
+    """The value half of the XML-like driver: how one argument value is read and written.
+
+    A value ends at ``arg_value_close``; one declared ``"arguments"`` is the whole arguments
+    object and ends at ``arguments_close``; one that starts with ``value_wrapper[0]`` (MiniCPM5's
+    ``<![CDATA[``) is raw text up to ``value_wrapper[1]``, where a close tag is data.  The
+    driver (``XmlToolParser``) owns the phases and calls ``_open_value`` / ``_consume_value``.
+    """
+
     arg_value_close: str = ""
     # Qwen3-Coder style: one newline after the value's opening tag and one before its
     # closing tag are formatting, not value.
     value_newlines: bool = False
+    # The close tag of a value declared ``"arguments"`` (see ``ArgNameStep``).
+    arguments_close: str = ""
+    # ``(open, close)`` around a raw value, stripped (None: values are not wrapped).
+    value_wrapper: tuple[str, str] | None = None
+    # The tag that opens a parameter and the one that closes a function (a value missing its
+    # close tag ends at the latter; the call syntax constraints are built from both).
+    parameter_open: str = ""
+    function_close: str = ""
+    _phase: int
+    _properties: dict[str, Any]
+    _args_open: bool
+
+    def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
+        # A value ends at its own close tag or, failing that, the function's or block's (left unconsumed).
+        stops = (self.arg_value_close, self.function_close, self.tool_close_tag)
+        self._value_stops = MarkerSet.of(stops)
+        self._arg_end = MarkerSet.of((*stops, *("\n" + s for s in stops if s)) if self.value_newlines else stops)
+        # A newline at a chunk's end may start a value's end (Ling 3's "\n</tool_call>"): held.
+        self._newline_ends = any(m[0] == "\n" for m in self._arg_end.markers)
+        self._whole_end = MarkerSet.of((self.arguments_close,)) if self.arguments_close else self._arg_end
+        self._wrap_end = MarkerSet.of((self.value_wrapper[1],)) if self.value_wrapper else self._arg_end
+        super().__init__(request, id_factory)
+
+    def _reset_value(self) -> None:
+        self._value_mode = _STREAM
+        self._value_kind: str | None = None
+        self._value_fresh = False
+        self._value_parts: list[str] = []
+        self._value_scanner: JsonValueScanner | None = None
+        self._value_close, self._value_end = self.arg_value_close, self._arg_end
+        self._whole = False  # the arguments object arrives whole, as one JSON value
+        self._wrapped = False  # inside ``value_wrapper``
+
+    def _open_value(self, deltas: Deltas, key: str, declared: str | None) -> None:
+        self._value_close, self._value_end = self.arg_value_close, self._arg_end
+        self._wrapped = False
+        if declared == "arguments" or self._whole:
+            self._open_whole(deltas)
+            return
+        header = encode_basestring(key) + ": "
+        self._calls.arguments(deltas, (", " if self._args_open else "{") + header)
+        self._args_open = True
+        if declared == "json":
+            # A bare scalar is converted at the closing tag: by the schema, else as JSON.
+            self._value_mode, self._value_kind = _JSON, schema_type(self._properties.get(key)) or "json"
+            self._value_scanner = JsonValueScanner()
+        else:
+            kind = "string" if declared == "string" else schema_type(self._properties.get(key))
+            self._value_kind = kind
+            self._value_mode = _STREAM if kind in (None, "string") else _BUFFER
+        self._value_parts = []
+        self._value_fresh = declared != "string"  # declared raw text: a leading quote is data
+        if not self._value_fresh:
+            self._calls.arguments(deltas, '"')
+        self._phase = _ARG_VALUE
+
+    def _open_whole(self, deltas: Deltas) -> None:
+        """The arguments object as one JSON value: forwarded as it comes if it is an object."""
+        if self._args_open or self._whole:  # a second object, or the object among separate arguments
+            self._reject(deltas)
+            return
+        self._whole, self._value_close, self._value_end = True, self.arguments_close, self._whole_end
+        self._value_mode, self._value_kind = _JSON, "object"
+        self._value_scanner = JsonValueScanner()
+        self._value_parts = []
+        self._value_fresh = True
+        self._phase = _ARG_VALUE
+
+    def _consume_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        n = len(text)
+        if self._value_fresh:
+            start = pos
+            if self.value_newlines and pos < n and text[pos] == "\n":
+                pos += 1
+            if pos >= n and not final:
+                # The first character decides (a quote means a buffered literal); the
+                # protocol newline stays unconsumed until then, so it is stripped once.
+                return start
+            wrapper = self.value_wrapper
+            if wrapper is not None:
+                if text.startswith(wrapper[0], pos):
+                    pos += len(wrapper[0])
+                    self._wrapped = True
+                elif not final and n - pos < len(wrapper[0]) and wrapper[0].startswith(text[pos:]):
+                    return start  # maybe the wrapper's opening: wait
+            self._value_fresh = False
+            if self._value_mode == _STREAM:
+                if pos < n and text[pos] == '"' and not self._wrapped:
+                    self._value_mode = _BUFFER
+                else:
+                    self._calls.arguments(deltas, '"')
+        if self._value_mode == _JSON:
+            pos = self._scan_json_value(text, pos, deltas, final)
+        if self._wrapped:
+            pos = self._consume_wrapped(text, pos, deltas, final)
+            if self._wrapped:
+                return pos
+        close = self._value_close
+        own: bool | None = True
+        if self._whole:  # the arguments object ends at its own close tag only
+            end = text.find(close, pos)
+        else:
+            end, own = _value_stop(text, pos, final, self._value_stops, close, self.parameter_open)
+        if end == -1:
+            stop = n if final else self._value_end.held_start(text, pos)
+            self._take_value(text[pos:stop], deltas)
+            return stop  # at final, _finish_payload finishes the value
+        stop = end - 1 if self.value_newlines and end > pos and text[end - 1] == "\n" else end
+        self._take_value(text[pos:stop], deltas)
+        if own is None:
+            return stop  # an enclosing close tag, undecided: held
+        self._finish_value(deltas)
+        self._phase = _ARG_START
+        return end + len(close) if own else end
+
+    def _consume_wrapped(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        """Raw text up to the wrapper's close (a close tag inside is data); what follows the
+        wrapper, up to the close tag, is value text as written."""
+        close = self.value_wrapper[1]  # type: ignore[index]
+        end = text.find(close, pos)
+        if end == -1:
+            stop = len(text) if final else self._wrap_end.held_start(text, pos)
+            self._take_value(text[pos:stop], deltas)
+            return stop
+        self._take_value(text[pos:end], deltas)
+        self._wrapped = False
+        return end + len(close)
+
+    def _scan_json_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        """A value declared JSON is forwarded verbatim; a closing tag inside one of its
+        strings is data.  What is not JSON is carried as written."""
+        scanner = self._value_scanner
+        if scanner is None or scanner.done:
+            return pos
+        if not scanner.started:
+            while pos < len(text) and text[pos] in WHITESPACE:
+                pos += 1
+            if pos >= len(text):
+                return pos
+            if self._whole and text[pos] != "{":  # not an object: converted (or dropped) at the close
+                self._value_mode, self._value_scanner = _BUFFER, None
+                return pos
+        fresh = not scanner.started
+        end = scanner.scan(text, pos, final)
+        # ``3``, ``True``, ``hello``: converted at the closing tag.  An object or array is
+        # forwarded as it comes, even one that breaks off later (it may break in any chunk).
+        if fresh and (scanner.is_scalar or (scanner.broken and not scanner.container)):
+            self._value_mode, self._value_scanner = _BUFFER, None
+            return pos
+        if end > pos:
+            self._calls.arguments(deltas, text[pos:end])
+        if scanner.broken:
+            self._value_scanner = None  # not JSON: the rest goes as written
+        return end
+
+    def _take_value(self, piece: str, deltas: Deltas) -> None:
+        if not piece:
+            return
+        mode = self._value_mode
+        if mode == _STREAM:
+            self._calls.arguments(deltas, encode_basestring(piece)[1:-1])
+        elif mode == _BUFFER:
+            self._value_parts.append(piece)
+        elif self._value_scanner is None or not self._value_scanner.done:
+            self._calls.arguments(deltas, piece)
+        else:
+            # Text after a complete JSON value is kept as written, except whitespace that
+            # only precedes the closing tag (held until something else follows it).
+            text = "".join(self._value_parts) + piece if self._value_parts else piece
+            body = text.rstrip(WHITESPACE)
+            if body:
+                self._calls.arguments(deltas, body)
+            self._value_parts = [text[len(body):]] if len(body) < len(text) else []
+
+    def _finish_value(self, deltas: Deltas) -> None:
+        mode = self._value_mode
+        if mode == _STREAM:
+            if self._value_fresh:
+                self._calls.arguments(deltas, '""')
+            else:
+                self._calls.arguments(deltas, '"')
+        elif mode == _BUFFER:
+            value = convert_value("".join(self._value_parts), self._value_kind)
+            self._calls.arguments(deltas, "{}" if self._whole and not value.startswith("{") else value)
+            self._value_parts = []
+        elif self._value_scanner is not None and not self._value_scanner.started:
+            self._calls.arguments(deltas, "{}" if self._whole else '""')  # an empty JSON value
+        self._value_parts = []  # (for JSON: whitespace before the closing tag)
+        self._value_fresh = False
+
+
+
+class XmlToolParser(XmlValues):
+    streaming = "arguments: a string value as it grows; a typed value at its close tag"
     # The call syntax constraints are built from: the XGrammar name of the parameter
     # style, the tag that opens a parameter and the one that closes a function.
     argument_style: str = ""
-    parameter_open: str = ""
-    function_close: str = ""
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
         return derive_call_syntax(cls, cls.argument_style) if cls.argument_style else None
-
-    def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
-        close = self.arg_value_close
-        self._value_end = MarkerSet.of((close, "\n" + close) if self.value_newlines else (close,))
-        super().__init__(request, id_factory)
 
     # ---- the three dialect hooks ------------------------------------------------------
 
@@ -165,11 +392,7 @@ class XmlToolParser(ToolParser):
         self._deferred_name: str | None = None
         self._properties: dict[str, Any] = {}
         self._args_open = False
-        self._value_mode = _STREAM
-        self._value_kind: str | None = None
-        self._value_fresh = False
-        self._value_parts: list[str] = []
-        self._value_scanner: JsonValueScanner | None = None
+        self._reset_value()
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         pos: int = 0
@@ -234,122 +457,18 @@ class XmlToolParser(ToolParser):
             self._phase = _ARG_NAME
 
     def _close_arguments(self, deltas: Deltas) -> None:
-        self._calls.arguments(deltas, "}" if self._args_open else "{}")
+        if not self._whole:
+            self._calls.arguments(deltas, "}" if self._args_open else "{}")
+        self._whole = False
         self._end_call(deltas)
         self._phase = _FUNCTION
-
-    def _open_value(self, deltas: Deltas, key: str, declared: str | None) -> None:
-        header = encode_basestring(key) + ": "
-        self._calls.arguments(deltas, (", " if self._args_open else "{") + header)
-        self._args_open = True
-        if declared == "json":
-            # A bare scalar is converted at the closing tag: by the schema, else as JSON.
-            self._value_mode, self._value_kind = _JSON, schema_type(self._properties.get(key)) or "json"
-            self._value_scanner = JsonValueScanner()
-        else:
-            kind = "string" if declared == "string" else schema_type(self._properties.get(key))
-            self._value_kind = kind
-            self._value_mode = _STREAM if kind in (None, "string") else _BUFFER
-        self._value_parts = []
-        self._value_fresh = declared != "string"  # declared raw text: a leading quote is data
-        if not self._value_fresh:
-            self._calls.arguments(deltas, '"')
-        self._phase = _ARG_VALUE
-
-    def _consume_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
-        n = len(text)
-        if self._value_fresh:
-            start = pos
-            if self.value_newlines and pos < n and text[pos] == "\n":
-                pos += 1
-            if pos >= n and not final:
-                # The first character decides (a quote means a buffered literal); the
-                # protocol newline stays unconsumed until then, so it is stripped once.
-                return start
-            self._value_fresh = False
-            if self._value_mode == _STREAM:
-                if pos < n and text[pos] == '"':
-                    self._value_mode = _BUFFER
-                else:
-                    self._calls.arguments(deltas, '"')
-        if self._value_mode == _JSON:
-            pos = self._scan_json_value(text, pos, deltas, final)
-        close = self.arg_value_close
-        end = text.find(close, pos)
-        if end == -1:
-            stop = n if final else self._value_end.held_start(text, pos)
-            self._take_value(text[pos:stop], deltas)
-            return stop  # at final, _finish_payload finishes the value
-        stop = end - 1 if self.value_newlines and end > pos and text[end - 1] == "\n" else end
-        self._take_value(text[pos:stop], deltas)
-        self._finish_value(deltas)
-        self._phase = _ARG_START
-        return end + len(close)
-
-    def _scan_json_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
-        """A value declared JSON is forwarded verbatim; a closing tag inside one of its
-        strings is data.  What is not JSON is carried as written."""
-        scanner = self._value_scanner
-        if scanner is None or scanner.done:
-            return pos
-        if not scanner.started:
-            while pos < len(text) and text[pos] in WHITESPACE:
-                pos += 1
-            if pos >= len(text):
-                return pos
-        fresh = not scanner.started
-        end = scanner.scan(text, pos, final)
-        # ``3``, ``True``, ``hello``: converted at the closing tag.  An object or array is
-        # forwarded as it comes, even one that breaks off later (it may break in any chunk).
-        if fresh and (scanner.is_scalar or (scanner.broken and not scanner.container)):
-            self._value_mode, self._value_scanner = _BUFFER, None
-            return pos
-        if end > pos:
-            self._calls.arguments(deltas, text[pos:end])
-        if scanner.broken:
-            self._value_scanner = None  # not JSON: the rest goes as written
-        return end
-
-    def _take_value(self, piece: str, deltas: Deltas) -> None:
-        if not piece:
-            return
-        mode = self._value_mode
-        if mode == _STREAM:
-            self._calls.arguments(deltas, encode_basestring(piece)[1:-1])
-        elif mode == _BUFFER:
-            self._value_parts.append(piece)
-        elif self._value_scanner is None or not self._value_scanner.done:
-            self._calls.arguments(deltas, piece)
-        else:
-            # Text after a complete JSON value is kept as written, except whitespace that
-            # only precedes the closing tag (held until something else follows it).
-            text = "".join(self._value_parts) + piece if self._value_parts else piece
-            body = text.rstrip(WHITESPACE)
-            if body:
-                self._calls.arguments(deltas, body)
-            self._value_parts = [text[len(body):]] if len(body) < len(text) else []
-
-    def _finish_value(self, deltas: Deltas) -> None:
-        mode = self._value_mode
-        if mode == _STREAM:
-            if self._value_fresh:
-                self._calls.arguments(deltas, '""')
-            else:
-                self._calls.arguments(deltas, '"')
-        elif mode == _BUFFER:
-            self._calls.arguments(deltas, convert_value("".join(self._value_parts), self._value_kind))
-            self._value_parts = []
-        elif self._value_scanner is not None and not self._value_scanner.started:
-            self._calls.arguments(deltas, '""')  # an empty JSON value
-        self._value_parts = []  # (for JSON: whitespace before the closing tag)
-        self._value_fresh = False
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
         # The fast lane: inside a streamed string value, a chunk with no '<' (every closing
         # tag starts with one) and no trailing newline is value text as it stands.
         if self._run_open and not final and text and "<" not in text and not (
-            self.value_newlines and text[-1] == "\n"
-        ):
+            self._newline_ends and text[-1] == "\n"
+        ) and not (self._wrapped and "]" in text):  # (``]]>`` ends a wrapped value)
             self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
             n = len(text)
             return RUN_STEPS[n] if n <= 1024 else run_step(n)

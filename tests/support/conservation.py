@@ -28,7 +28,7 @@ Segment = tuple[object, str]  # ("content" | "reasoning" | call index, text)
 
 MARKUP = frozenset("<>[]{}()|｜`\"'\\=:,;")  # a syntax run holds one of these
 ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
-SEARCH_BUDGET = 4000  # finds one spelling search may spend before falling back
+SEARCH_BUDGET = 20000  # finds one spelling search may spend before falling back
 
 
 def check_conservation(text: str, deltas: Deltas, dropped: Sequence[str] = ()) -> None:
@@ -40,11 +40,13 @@ def check_conservation(text: str, deltas: Deltas, dropped: Sequence[str] = ()) -
     taken: list[int] = []  # input positions the stream accounts for
     converted: list[int] = []  # input positions that are a converted call's syntax
     pos, converted_from = 0, None
-    for key, piece in _segments(deltas):
+    segments = _segments(deltas)
+    for i, (key, piece) in enumerate(segments):
         before, was_converted = len(taken), False
         if isinstance(key, int):
             name, arguments = piece.split("\0", 1)
-            first, end, was_converted = _take_call(text, key, name, arguments, pos, taken)
+            following = next((p.split("\0", 1)[0] for k, p in segments[i + 1:] if isinstance(k, int)), None)
+            first, end, was_converted = _take_call(text, key, name, arguments, pos, taken, following)
         else:
             end = _take(text, piece, pos, taken)
             assert end >= 0, f"{key} {piece!r} is not in the input, in order, after {pos}"
@@ -113,13 +115,18 @@ def _is_block(run: str) -> bool:
 
 # ---- spelling a piece with runs of the input -------------------------------------------------
 
-def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int]) -> list[tuple[int, int]] | None:
+def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int],
+          failed: set[tuple[int, int]] | None = None) -> list[tuple[int, int]] | None:
     """``piece`` spelled by runs ``(at, size)`` of ``text`` in order from ``pos``, longest
     runs first, such that what lies between two runs is a separator or a whole dropped
     block: a piece that spans a filtered call is split where the call was.  None if there
-    is no such spelling (or the search ran out of ``budget``)."""
+    is no such spelling (or the search ran out of ``budget``).  ``failed`` remembers the
+    (rest of the piece, position) pairs that have no spelling, so none is searched twice."""
     if not piece:
         return []
+    failed = set() if failed is None else failed
+    if (len(piece), pos) in failed:
+        return None
     for size in range(len(piece), 0, -1):
         at = text.find(piece[:size], pos)
         while at >= 0:
@@ -127,10 +134,13 @@ def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int]) -> li
             if budget[0] < 0:
                 return None
             if first or (at > pos and _is_block(text[pos:at])):  # an empty gap: one longer run
-                rest = _runs(text, piece[size:], at + size, False, budget)
+                rest = _runs(text, piece[size:], at + size, False, budget, failed)
                 if rest is not None:
                     return [(at, size), *rest]
+                if budget[0] < 0:
+                    return None
             at = text.find(piece[:size], at + 1)
+    failed.add((len(piece), pos))
     return None
 
 
@@ -163,20 +173,25 @@ def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
 
 # ---- calls ---------------------------------------------------------------------------------
 
-def _take_call(text: str, index: int, name: str, arguments: str, pos: int, taken: list[int]) -> tuple[int, int, bool]:
+def _take_call(text: str, index: int, name: str, arguments: str, pos: int, taken: list[int],
+               following: str | None = None) -> tuple[int, int, bool]:
     """Account call ``index``; return where its name starts, where what it matched ends,
-    and whether its arguments were converted."""
+    and whether its arguments were converted.  Arguments forwarded as written are looked for
+    before the ``following`` call's name: a converted ``{"A": null}`` is not the same text
+    inside a later call's value."""
     name_at, written = _find_name(text, name, pos)
     assert name_at >= 0, f"call {index}'s name {name!r} is not in the input after {pos}"
     taken.extend(range(name_at, name_at + len(written)))
     after_name = name_at + len(written)  # arguments follow the name, unless written first
-    if arguments in text[after_name:]:
+    limit = _find_name(text, following, after_name)[0] if following else -1
+    verbatim_at = text.find(arguments, after_name)
+    if verbatim_at >= 0 and (limit < 0 or verbatim_at < limit):
         start = after_name
     elif _is_json(arguments):  # converted or double-encoded: looked for from the call's start
         start = pos
     else:  # cut short or broken: after the name if it can be spelled there
         start = after_name if _runs(text, arguments, after_name, True, [200]) is not None else pos
-    end = _take_arguments(text, arguments, start, taken)
+    end = _take_arguments(text, arguments, start, taken, limit if limit >= 0 else len(text))
     return name_at, max(end, after_name), end < 0
 
 
@@ -191,7 +206,7 @@ def _is_json(source: str) -> bool:
 def _find_name(text: str, name: str, start: int) -> tuple[int, str]:
     """Where a call's name is written after ``start``, and how: a whole word if it can be
     (``f`` is not the ``f`` of ``<function=``), else anywhere; as is, or JSON-escaped."""
-    forms = dict.fromkeys((name, json.dumps(name)[1:-1], json.dumps(name, ensure_ascii=False)[1:-1]))
+    forms = dict.fromkeys((name, json.dumps(name)[1:-1], json.dumps(name, ensure_ascii=False)[1:-1], _attribute(name)))
     for pattern in (r"(?<!\w){}(?!\w)", "{}"):
         found = [(m.start(), written) for written in forms
                  if (m := re.compile(pattern.format(re.escape(written))).search(text, start))]
@@ -200,19 +215,23 @@ def _find_name(text: str, name: str, start: int) -> tuple[int, str]:
     return -1, name
 
 
-def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> int:
+def _take_arguments(text: str, arguments: str, start: int, taken: list[int], stop: int) -> int:
     """Arguments forwarded as written (or double-encoded and unwrapped, or cut short and
-    closed at the end) are matched as text: return their end.  Converted ones are checked
-    leaf by leaf: return -1."""
+    closed at the end) are matched as text, if written before ``stop``: return their end.
+    Converted ones are checked leaf by leaf: return -1."""
     if arguments == "{}":
         return start  # nothing to account (and "{}" may stand for no arguments field at all)
-    if arguments in text[start:]:
+    if arguments in text[start:stop]:
         return _take(text, arguments, start, taken)
     try:
         value = json.loads(arguments, object_pairs_hook=list)
     except ValueError:
-        return _take(text, arguments.removesuffix("}"), start, taken)  # cut short; final may close it
-    if json.dumps(arguments, ensure_ascii=False)[1:-1] in text[start:]:
+        prefix = arguments.removesuffix("}")
+        value = None if prefix in text[start:] else _closed(arguments)
+        if value is None:
+            return _take(text, prefix, start, taken)  # cut short; final may close it
+        # A converted call that broke off mid-value: its leaves so far are checked as below.
+    if json.dumps(arguments, ensure_ascii=False)[1:-1] in text[start:stop]:
         return _take(text, arguments, start, taken)
     for spellings in _leaves(value):
         # A string with characters the wire escapes need only appear in order.
@@ -222,12 +241,39 @@ def _take_arguments(text: str, arguments: str, start: int, taken: list[int]) -> 
     return -1
 
 
+def _closed(source: str) -> object:
+    """Converted arguments that broke off (``{"c": ``) closed into JSON without adding a
+    leaf (a dangling key is dropped), decoded as pairs; None if that does not decode."""
+    body = re.sub(r'(?:,\s*|\{\s*)?"(?:[^"\\]|\\.)*"\s*:\s*$', lambda m: m.group()[:1] if m.group()[:1] == "{" else "",
+                  source.rstrip())
+    closers, in_string, escaped = [], False, False
+    for ch in body:
+        if in_string:
+            in_string = not (ch == '"' and not escaped)
+            escaped = ch == "\\" and not escaped
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            closers.append("}" if ch == "{" else "]")
+        elif ch in "}]" and closers:
+            closers.pop()
+    try:
+        return json.loads(body + ('"' if in_string else "") + "".join(reversed(closers)), object_pairs_hook=list)
+    except ValueError:
+        return None
+
+
+def _attribute(text: str) -> str:
+    """``text`` as an escaped attribute value (Kimi-K3 writes names and keys so)."""
+    return text.replace("&", "&amp;").replace('"', "&quot;")
+
+
 def _leaves(value: object) -> Iterable[tuple[str, ...]]:
     """The spellings each key and leaf of a decoded arguments object may have had on the wire.
     Numbers are not tracked (a converted value may be re-spelled: ``1.5e3`` -> 1500.0)."""
     if isinstance(value, list) and value and all(isinstance(p, tuple) for p in value):
         for k, v in value:  # an object, decoded as pairs so duplicate keys keep their order
-            yield (k,)
+            yield (k, _attribute(k))
             yield from _leaves(v)
     elif isinstance(value, list):
         for v in value:

@@ -197,7 +197,7 @@ def stream_in_steps(
     return deltas, first, max_pending
 
 
-def arguments_after(parser: Parser, chunks: Sequence[str]) -> list[str]:
+def arguments_after(parser: Parser, chunks: list[str]) -> list[str]:
     """The tool-call argument text a parser has emitted so far, after each chunk."""
     seen, out = "", []
     for chunk in chunks:

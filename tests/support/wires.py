@@ -69,6 +69,8 @@ class Wire:
     close: str
     tokenizers: tuple[str, ...]  # real tokenizers whose token boundaries every case is cut at
     block_sep: str = "\n"  # between blocks, as the template writes them
+    lead: str = ""  # before a block that follows text, as the template writes it
+    template_layout: bool = True  # False: no template to read the layout from (all whitespace between blocks is syntax)
     think_tag: str = "<think>"  # the reasoning open tag as written
     think_open: str = ""  # what a reply writes to enter reasoning ("" if it starts there)
     think_close: str = "</think>"
@@ -78,6 +80,7 @@ class Wire:
     honours_thinking_off: bool = True  # False: the reasoning parser starts in reasoning regardless
     verbatim: bool = True  # arguments are forwarded as written (else converted by the schema)
     call_ends_reasoning: bool = False  # a call opened while reasoning ends it (Gemma 4)
+    head: str = ""  # with no open tag: the markup from which a cut-off block is a call (MiniCPM5)
     pseudo_token_markers: str = ""  # a regex: markers that are single tokens of a vocabulary we lack
 
     # ---- writing ----------------------------------------------------------------------------
@@ -94,6 +97,16 @@ class Wire:
 
     def calls(self, *calls: Call) -> str:
         return self.block_sep.join(self.call(n, a) for n, a in calls)
+
+    def before_block(self, text: str) -> str:
+        """What stays text of ``text`` written right before a block: all but the end of the template's lead."""
+        return text[: len(text) - _layout_end(text, self.lead)]
+
+    def between_blocks(self, whitespace: str) -> str | None:
+        """What stays text of ``whitespace`` written between two blocks (None: nothing)."""
+        if not self.template_layout:
+            return None
+        return whitespace[: len(whitespace) - _layout_end(whitespace, self.block_sep)] or None
 
     @property
     def plain(self) -> str:
@@ -133,6 +146,11 @@ class Wire:
         return check_parse(lambda: self.parser(chosen), text, expected, self.chunkings(text))
 
 
+def _layout_end(text: str, layout: str) -> int:
+    """The length of the longest end of ``text`` that ``layout`` ends with too."""
+    return max((n for n in range(min(len(text), len(layout)) + 1) if layout.endswith(text[len(text) - n:])), default=0)
+
+
 def json_params(args: str) -> list[tuple[str, str]]:
     """An arguments object as XML-style parameters: strings raw, other values as JSON."""
     return [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in json.loads(args).items()]
@@ -157,15 +175,15 @@ class JsonWire(Wire):
 
 
 QWEN = JsonWire(id="qwen", tool_parser="qwen", reasoning_parser="default", open="<tool_call>\n",
-                close="\n</tool_call>", field="arguments", tokenizers=("qwen2.5", "qwen3"))
+                close="\n</tool_call>", field="arguments", tokenizers=("qwen2.5", "qwen3"), lead="\n")
 INTERNLM = JsonWire(id="internlm", tool_parser="internlm", reasoning_parser="default",
                     open="<|action_start|><|plugin|>\n", close="<|action_end|>", field="parameters",
-                    tokenizers=("internlm2",))
+                    tokenizers=("internlm2",), template_layout=False)
 TAGGED = (QWEN, INTERNLM)
 # Llama 3.1/3.2 JSON after <|python_tag|> (its bare start is tested in test_json_dialects.py);
 # not in ALL_WIRES: it has no reasoning parser for the matrix's reasoning cases.
 LLAMA3 = JsonWire(id="llama3", tool_parser="llama3", reasoning_parser=None, open="<|python_tag|>", close="",
-                  field="parameters", tokenizers=("llama-3.2",), to_plain="", thinking_off=None)
+                  field="parameters", tokenizers=("llama-3.2",), to_plain="", thinking_off=None, template_layout=False)
 
 
 # ---- XML-like: qwen3coder, glm45/glm47, seed-oss, minimax-m2 -----------------------------------
@@ -221,21 +239,21 @@ class XmlWire(Wire):
 
 
 QWEN3CODER = XmlWire(id="qwen3coder", tool_parser="qwen3coder", reasoning_parser="default", open="<tool_call>",
-                     close="</tool_call>", layout=qwen_call, tokenizers=("qwen3", "qwen2.5"))
+                     close="</tool_call>", layout=qwen_call, tokenizers=("qwen3", "qwen2.5"), lead="\n\n")
 GLM45 = XmlWire(id="glm45", tool_parser="glm45", reasoning_parser="glm45", open="<tool_call>", close="</tool_call>",
-                layout=glm45_call, tokenizers=("glm-4.5", "glm-4.7-flash"))
+                layout=glm45_call, tokenizers=("glm-4.5", "glm-4.7-flash"), lead="\n")
 GLM47 = XmlWire(id="glm47", tool_parser="glm47", reasoning_parser="glm45", open="<tool_call>", close="</tool_call>",
                 layout=glm47_call, tokenizers=("glm-4.7-flash", "glm-4.5"), block_sep="")
 # No public Seed-OSS tokenizer: arbitrary chunkings only.
 SEED_OSS = XmlWire(id="seed-oss", tool_parser="seed-oss", reasoning_parser="seed-oss", open="<seed:tool_call>",
                    close="</seed:tool_call>", layout=seed_call, tokenizers=(), think_tag="<seed:think>",
-                   think_open="<seed:think>", think_close="</seed:think>")
+                   think_open="<seed:think>", think_close="</seed:think>", template_layout=False)
 MINIMAX_M2 = XmlWire(id="minimax-m2", tool_parser="minimax-m2", reasoning_parser="minimax-m2",
                      open="<minimax:tool_call>", close="</minimax:tool_call>", layout=minimax_call,
-                     tokenizers=("minimax-m2",), block_lead="\n", honours_thinking_off=False)
+                     tokenizers=("minimax-m2",), block_lead="\n", honours_thinking_off=False, lead="\n")
 # Ling 3.0's layout (its template, rendered); no public Ling tokenizer: GLM's stand in for chunkings.
 LING3 = XmlWire(id="ling3", tool_parser="ling3", reasoning_parser="ling3", open="<tool_call>", close="</tool_call>",
-                layout=ling3_call, tokenizers=("glm-4.7-flash",))
+                layout=ling3_call, tokenizers=("glm-4.7-flash",), lead="\n")
 # Step-3.5: Qwen3-Coder's layout, blocks back to back; its reasoning always starts open.
 STEP3P5 = XmlWire(id="step3p5", tool_parser="step3p5", reasoning_parser="default", open="<tool_call>",
                   close="</tool_call>", layout=qwen_call, tokenizers=("qwen3",), block_sep="")
@@ -294,15 +312,16 @@ class DsmlWire(Wire):
 
 DSML_TOKENIZERS = ("deepseek-v3.2", "deepseek-v4")
 V32 = DsmlWire(id="deepseek-v32", tool_parser="deepseek-v32", reasoning_parser="deepseek-v32",
-               open=f"<{DSML}function_calls>", close=f"</{DSML}function_calls>", tokenizers=DSML_TOKENIZERS)
+               open=f"<{DSML}function_calls>", close=f"</{DSML}function_calls>", tokenizers=DSML_TOKENIZERS,
+               lead="\n\n", block_sep="\n\n")
 V4 = DsmlWire(id="deepseek-v4", tool_parser="deepseek-v4", reasoning_parser="deepseek-v4",
               open=f"<{DSML}tool_calls>", close=f"</{DSML}tool_calls>", tokenizers=DSML_TOKENIZERS,
-              empty_invoke="\n")
+              empty_invoke="\n", lead="\n\n", block_sep="\n\n")
 # DeepSeek-V4.1: V4's layout with a space after the bar in every tag and a block named ``calls``
 # (PROTOCOLS.md; no V4.1 template or tokenizer is published: V4's vocabulary stands in).
 V41 = DsmlWire(id="deepseek-v41", tool_parser="deepseek-v41", reasoning_parser="deepseek-v41",
                open=f"<{DSML} calls>", close=f"</{DSML} calls>", tokenizers=("deepseek-v4",),
-               empty_invoke="\n", prefix=f"{DSML} ")
+               empty_invoke="\n", prefix=f"{DSML} ", lead="\n\n", block_sep="\n\n")
 DSML_WIRES = (V32, V4, V41)
 
 
@@ -414,7 +433,7 @@ class PythonicWire(Wire):
 
 
 PYTHONIC = PythonicWire(id="pythonic", tool_parser="pythonic", reasoning_parser="default", open="<|python_start|>",
-                        close="<|python_end|>", tokenizers=("llama-3.2",))
+                        close="<|python_end|>", tokenizers=("llama-3.2",), template_layout=False)
 
 # ---- gemma4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>, calls back to back ----------
 
@@ -448,6 +467,124 @@ GEMMA4 = GemmaWire(id="gemma4", tool_parser="gemma4", reasoning_parser="gemma4",
                    think_open="<|channel>thought\n", think_close="<channel|>", thinking_off=None,
                    call_ends_reasoning=True)
 
+# ---- minimax-m3: NS<invoke name="N">NS<K>V NS</K>... inside one NS<tool_call> block -------------------
+
+MINIMAX_NS = "]<]minimax[>["
+
+
+def minimax_elements(value: Any) -> str:
+    """A JSON value as MiniMax-M3's ``to_xml`` macro writes it: members as ``NS<K>…NS</K>``, list
+    elements as ``NS<item>…NS</item>``, strings raw, booleans and numbers as JSON, nulls omitted."""
+    ns = MINIMAX_NS
+    if isinstance(value, dict):
+        return "".join(f"{ns}<{k}>{minimax_elements(v)}{ns}</{k}>" for k, v in value.items() if v is not None)
+    if isinstance(value, list):
+        return "".join(f"{ns}<item>{minimax_elements(v)}{ns}</item>" for v in value)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MiniMaxM3Wire(Wire):
+    verbatim: bool = False
+
+    def inner(self, name: str, args: str) -> str:
+        return f'{MINIMAX_NS}<invoke name="{name}">{minimax_elements(json.loads(args))}{MINIMAX_NS}</invoke>\n'
+
+    def block(self, *calls: Call) -> str:
+        return self.open + "\n" + "".join(self.inner(n, a) for n, a in calls) + self.close
+
+    def calls(self, *calls: Call) -> str:
+        return self.block(*calls)  # the template writes every call of a turn in one block
+
+
+# No MiniMax-M3 tokenizer: the M2 vocabulary (which splits NS into six pieces) stands in for chunkings.
+MINIMAX_M3 = MiniMaxM3Wire(id="minimax-m3", tool_parser="minimax-m3", reasoning_parser="minimax-m3",
+                           open=MINIMAX_NS + "<tool_call>", close=MINIMAX_NS + "</tool_call>", tokenizers=("minimax-m2",),
+                           block_sep="", think_tag="<mm:think>", think_open="<mm:think>", think_close="</mm:think>",
+                           thinking_off=None)
+
+# ---- hunyuan: GLM-style pairs in :opensource-suffixed tags inside one <tool_calls:S> block ---------------
+
+HY = ":opensource"
+
+
+def hunyuan_call(name: str, params: Params) -> str:
+    """One call as the Hy3 template writes it."""
+    body = "".join(f"<arg_key{HY}>{k}</arg_key{HY}>\n<arg_value{HY}>{v}</arg_value{HY}>\n" for k, v in params)
+    return f"<tool_call{HY}>{name}<tool_sep{HY}>\n{body}</tool_call{HY}>\n"
+
+
+@dataclass(frozen=True, kw_only=True)
+class HunyuanWire(XmlWire):
+    def calls(self, *calls: tuple[str, str | Params]) -> str:
+        return self.block(*calls)  # the template writes every call of a turn in one block
+
+
+# No Hunyuan tokenizer: arbitrary chunkings only.
+HUNYUAN = HunyuanWire(id="hunyuan", tool_parser="hunyuan", reasoning_parser="hunyuan", open=f"<tool_calls{HY}>",
+                      close=f"</tool_calls{HY}>", layout=hunyuan_call, tokenizers=(), block_lead="\n", block_sep="",
+                      think_tag=f"<think{HY}>", think_open=f"<think{HY}>", think_close=f"</think{HY}>",
+                      thinking_off=None)
+
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4)
+
+
+# ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
+
+def xtml_attribute(value: str) -> str:
+    """An attribute value as Kimi-K3's template escapes it: ``&`` first, then ``"``."""
+    return value.replace("&", "&amp;").replace('"', "&quot;")
+
+
+def xtml_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", dict: "object"}.get(type(value), "array")
+
+
+def xtml_argument(key: str, value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return (f'<|open|>argument key="{xtml_attribute(key)}" type="{xtml_type(value)}"<|sep|>'
+            f"{text}<|close|>argument<|sep|>")
+
+
+@dataclass(frozen=True, kw_only=True)
+class XtmlWire(Wire):
+    verbatim: bool = False
+
+    def inner(self, name: str, args: str, index: int = 1) -> str:
+        body = "".join(xtml_argument(k, v) for k, v in json.loads(args).items())
+        return f'<|open|>call tool="{xtml_attribute(name)}" index="{index}"<|sep|>{body}<|close|>call<|sep|>'
+
+    def block(self, *calls: Call) -> str:
+        return self.open + "".join(self.inner(n, a, i) for i, (n, a) in enumerate(calls, 1)) + self.close
+
+
+# No Kimi-K3 tokenizer: arbitrary chunkings only.
+KIMI_K3 = XtmlWire(id="kimi-k3", tool_parser="kimi-k3", reasoning_parser="kimi-k3", open="<|open|>tools<|sep|>",
+                   close="<|close|>tools<|sep|>", tokenizers=(), block_sep="", think_tag="<|open|>think<|sep|>",
+                   think_close="<|close|>think<|sep|>")
+ALL_WIRES = (*ALL_WIRES, KIMI_K3)
+
+
+# ---- minicpm5: <function name="N"><param name="K">V</param></function>, one per line, no block --------
+
+def minicpm5_call(name: str, params: Params) -> str:
+    body = "".join(f'<param name="{k}">' + (f"<![CDATA[{v}]]>" if any(c in v for c in "<&\n") else v) + "</param>"
+                   for k, v in params)
+    return f'<function name="{name}">{body}</function>'
+
+
+# The template thinks only when asked (enable_thinking undefined: the model decides, plain start).
+MINICPM5 = XmlWire(id="minicpm5", tool_parser="minicpm5", reasoning_parser="minicpm5", open="", close="",
+                   layout=minicpm5_call, tokenizers=(), request_extra={"chat_template_kwargs": {"enable_thinking": True}},
+                   head='<function name="', lead="\n", block_sep="\n")
+ALL_WIRES = (*ALL_WIRES, MINICPM5)
+ALL_WIRES = (*ALL_WIRES, MINIMAX_M3, HUNYUAN)
 # ---- JSON arrays of calls in one block: cohere-command, apertus ----------------------------------
 
 @dataclass(frozen=True, kw_only=True)

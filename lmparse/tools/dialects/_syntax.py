@@ -90,3 +90,18 @@ def arg_start_hook(
     if pos == len(payload) or at_partial(payload, pos, parameter, end_function, block_close):
         return None
     return MALFORMED
+
+
+def key_value_hook(payload: str, pos: int, key_close: str, value_open: str) -> Found[tuple[int, str]]:
+    """GLM-style pairs: the key from ``pos`` (just after the key's open tag) to ``key_close``,
+    then ``value_open`` after optional layout: ``(position of the value, key)``."""
+    found = read_until(payload, pos, key_close, forbidden="<")
+    if not found:
+        return found
+    key, pos = found
+    pos = skip_ws(payload, pos)
+    if payload.startswith(value_open, pos):
+        return pos + len(value_open), key.strip()
+    if pos == len(payload) or at_partial(payload, pos, value_open):
+        return None
+    return MALFORMED

@@ -77,6 +77,9 @@ class DeepSeekV32ToolParser(XmlToolParser):
     invoke_open = INVOKE
     parameter_open = PARAMETER
     function_close = END_INVOKE
+    # Both templates write "\n\n" between the content and the block, one block per turn: a
+    # block after a block gets the same.
+    block_lead = block_separator = "\n\n"
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, self.invoke_open, _read_name)

@@ -51,6 +51,12 @@ class Gemma4ToolParser(ToolParser):
     tool_close_prefixes = ()  # every marker is one special token (gemma-4/)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,o:{...}}<tool_call|>…'
     streaming = "arguments: a string value as it grows; a bare scalar at its terminator"
+    # What may precede the name (the first is the template's), the name's characters and the
+    # arguments' literal syntax: class data, so a declarative template's variant
+    # (lmparse.tools.template_calls) is this parser with other values.
+    call_heads: tuple[str, ...] = (_CALL, _BARE)
+    name_chars: re.Pattern[str] = _NAME
+    grammar = GEMMA_LITERAL
 
     def start_block(self, open_tag: str) -> None:
         super().start_block(open_tag)
@@ -58,7 +64,7 @@ class Gemma4ToolParser(ToolParser):
 
     def _reset_payload(self) -> None:
         self._phase = _HEAD
-        self._literal = LiteralTranslator(GEMMA_LITERAL)
+        self._literal = LiteralTranslator(self.grammar)
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         if self._past_end is not None:
@@ -71,6 +77,10 @@ class Gemma4ToolParser(ToolParser):
             pos = found
             if self._rejected:
                 return pos
+        return self._consume_arguments(text, pos, deltas, final)
+
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+        """The named call's arguments from ``pos``: the new position."""
         literal = self._literal
         pos = literal.feed(text, pos, final)
         self._calls.arguments(deltas, literal.writer.take())
@@ -83,13 +93,13 @@ class Gemma4ToolParser(ToolParser):
 
     def _consume_head(self, text: str, deltas: Deltas) -> int | None:
         """``call:NAME`` up to its ``{``: the call's name, or None while it is arriving."""
-        lead = _CALL if text.startswith(_CALL) else _BARE if text.startswith(_BARE) else ""
-        if not lead:
-            if at_partial(text, 0, _CALL):
+        lead = next((head for head in self.call_heads if text.startswith(head)), None)
+        if lead is None:
+            if at_partial(text, 0, self.call_heads[0]):
                 return None
             self._reject(deltas)
             return 0
-        end = _NAME.match(text, len(lead)).end()  # type: ignore[union-attr]
+        end = self.name_chars.match(text, len(lead)).end()  # type: ignore[union-attr]
         if end - len(lead) > _MAX_NAME or (end < len(text) and (text[end] != "{" or end == len(lead))):
             self._reject(deltas)
             return 0

@@ -15,7 +15,7 @@ import re
 
 from ...registry import ToolParserManager
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
-from ._syntax import at_partial, read_until, skip_ws
+from ._syntax import at_partial, key_value_hook, skip_ws
 
 ARG_KEY = "<arg_key>"
 END_ARG_KEY = "</arg_key>"
@@ -75,16 +75,7 @@ class Glm47ToolParser(XmlToolParser):
         return MALFORMED
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
-        found = read_until(payload, pos + len(self.parameter_open), END_ARG_KEY, forbidden="<")
-        if not found:
-            return found
-        key, pos = found
-        pos = skip_ws(payload, pos)
-        if payload.startswith(ARG_VALUE, pos):
-            return pos + len(ARG_VALUE), key.strip()
-        if pos == len(payload) or at_partial(payload, pos, ARG_VALUE):
-            return None
-        return MALFORMED
+        return key_value_hook(payload, pos + len(self.parameter_open), END_ARG_KEY, ARG_VALUE)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
@@ -105,6 +96,9 @@ class Glm45ToolParser(Glm47ToolParser):
     summary = "<tool_call>NAME\\n<arg_key>K</arg_key>\\n<arg_value>V</arg_value>\\n…</tool_call>"
 
     render_newlines = True
+    # GLM-4.5 / 4.6 start every block on a new line.
+    block_lead = "\n"
+    block_separator = "\n"
 
 
 @ToolParserManager.register_module("ling3")
@@ -117,6 +111,8 @@ class Ling3ToolParser(Glm47ToolParser):
     # Where the parameters end, for the call syntax constraints are derived from (the parser
     # itself skips the newline as layout).
     function_close = "\n" + Glm47ToolParser.tool_close_tag
+    block_lead = "\n"
+    block_separator = "\n"
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

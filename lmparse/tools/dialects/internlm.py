@@ -19,5 +19,6 @@ class InternLMToolParser(JsonToolParser):
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
     argument_field = "parameters"
+    block_separator = None  # no InternLM template in the test data to read it from
 
     render_template = "{open}\n{body}{close}"

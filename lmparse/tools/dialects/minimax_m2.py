@@ -40,6 +40,9 @@ class MiniMaxM2ToolParser(XmlToolParser):
     argument_style = "minimax_xml"
     parameter_open = PARAMETER
     function_close = END_INVOKE
+    # The template writes "\n<minimax:tool_call>" after the content, one block per turn: a
+    # block after a block gets the same newline.
+    block_lead = block_separator = "\n"
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, INVOKE, read_attribute)

@@ -23,3 +23,6 @@ class QwenToolParser(JsonToolParser):
     tool_close_tag = CLOSE
     tool_close_prefixes = ()
     argument_field = "arguments"
+    # Qwen2.5, Qwen3 and Granite 4 write "\n" before every block: after the content, and between blocks.
+    block_lead = "\n"
+    block_separator = "\n"

@@ -42,7 +42,10 @@ class Qwen3CoderToolParser(XmlToolParser):
     argument_style = "qwen_xml"
     parameter_open = PARAMETER
     function_close = END_FUNCTION
-    block_separator = "\n"  # what the template writes between blocks
+    # Qwen3-Coder and Qwen3.5 write "\n\n" between the content and the first block, "\n"
+    # between blocks (Nemotron 3's "\n" after each block is text).
+    block_lead = "\n\n"
+    block_separator: str | None = "\n"
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, FUNCTION, _read_name)
@@ -71,7 +74,8 @@ class Qwen3CoderToolParser(XmlToolParser):
                 for key, v in json.loads(arguments).items()
             )
             blocks.append(f"{cls.tool_open_tags[0]}\n{FUNCTION}{name}>\n{params}{END_FUNCTION}\n{cls.tool_close_tag}")
-        return cls.block_separator.join(blocks)
+        sep = cls.block_separator
+        return ("\n" if sep is None else sep).join(blocks)  # None (no template read): on their own lines
 
 
 @ToolParserManager.register_module("step3p5")
@@ -81,6 +85,7 @@ class Step3p5ToolParser(Qwen3CoderToolParser):
 
     summary = "Qwen3-Coder's <tool_call><function=NAME><parameter=K> XML, blocks back to back"
 
+    block_lead = ""
     block_separator = ""
 
 

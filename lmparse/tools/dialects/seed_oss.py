@@ -32,6 +32,9 @@ class SeedOssToolParser(Qwen3CoderToolParser):
     payload_open_tags = ()  # only Qwen3-Coder writes bare <function=...> blocks
     tool_close_prefixes = ()
     value_newlines = False
+    # No Seed-OSS template in the test data to read the layout from.
+    block_lead = ""
+    block_separator = None
 
     @staticmethod
     def template_text(value: Any) -> str:

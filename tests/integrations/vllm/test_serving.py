@@ -113,7 +113,12 @@ def test_an_lmparse_parser_beside_an_in_tree_one(tool, reasoning):
     reply = case.reply if reasoning else case.reply.split("</think>")[1]
     want = expected(case, reply=reply, names=None if reasoning else ("qwen", None))
     for stream, step in ((False, 0), (True, 1), (True, 5)):
-        assert harness.outcome(harness.chat(chat, body(case, stream), reply, step)) == want, (stream, step)
+        got = harness.outcome(harness.chat(chat, body(case, stream), reply, step))
+        if not tool.startswith("lmparse-"):
+            # vLLM's hermes owns the content: it keeps the newline Qwen's template writes before
+            # a call, which lmparse counts as the call's (docs/architecture.md, rules every dialect keeps).
+            got, want = (got[0].rstrip("\n"), *got[1:]), (want[0].rstrip("\n"), *want[1:])
+        assert got == want, (stream, step)
 
 
 def test_count_reasoning_tokens_counts_the_tokens_between_the_tags():

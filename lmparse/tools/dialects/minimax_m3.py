@@ -1,0 +1,116 @@
+"""MiniMax-M3: namespaced XML, every structural tag prefixed with NS = ``]<]minimax[>[``.
+
+Wire syntax (``MiniMax-M3.jinja``), all calls of a turn in one block::
+
+    NS<tool_call>\\n
+    NS<invoke name="get_weather">NS<city>Paris NS</city>NS<opts>NS<unit>c NS</unit>NS</opts>NS</invoke>\\n
+    NS</tool_call>
+
+(without the spaces before ``NS</…>``).  A parameter is ``NS<KEY>VALUE NS</KEY>``; VALUE is
+raw text (``<`` and newlines are data) or nested elements: an object one ``NS<CHILD>`` per
+key, an array one ``NS<item>`` per element.  Null members are omitted; the template writes
+no whitespace between parameters.  Reused machinery: ``lmparse.tools.element_values``
+(``ElementTranslator``, shared with any prefixed-element grammar) reads the arguments and
+writes them through ``value_grammar.JsonWriter``, typing by the schema with
+``xml.convert_value`` as the other XML dialects; ``_syntax.read_attribute`` reads the
+name (``"X"``, ``'X'`` or bare, vLLM's variants).  A string value streams as it grows; a
+typed scalar or an empty element is written at its closer.  No call ids.
+
+Tokens (unverified: no MiniMax-M3 tokenizer here): NS, ``<tool_call>``, ``</tool_call>``
+are single non-special entries per vLLM, but generated text may split them anywhere: the
+parser matches text and holds any partial prefix.  There is no call syntax for
+constraints: a parameter's closer repeats its own key, which ``CallSyntax`` cannot say.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ...registry import ToolParserManager
+from ..base import Deltas, ToolParser
+from ..element_values import ElementTranslator, render_elements
+from ._syntax import at_partial, read_attribute, skip_ws
+
+NS = "]<]minimax[>["
+OPEN = NS + "<tool_call>"
+CLOSE = NS + "</tool_call>"
+INVOKE = NS + "<invoke name="
+END_INVOKE = NS + "</invoke>"
+
+
+@ToolParserManager.register_module("minimax-m3")
+class MiniMaxM3ToolParser(ToolParser):
+    tool_open_tags = (OPEN,)
+    tool_close_tag = CLOSE
+    tool_close_prefixes = ()  # unverified (no tokenizer): a split anywhere is held
+    summary = f'{NS}<tool_call>\\n{NS}<invoke name="N">{NS}<K>V{NS}</K>…{NS}</invoke>\\n{NS}</tool_call>'
+    streaming = "arguments: a string value as it grows; a typed scalar or empty element at its closer"
+    # The template builds its tags from the namespace variable: the pieces are what it contains.
+    template_markers = (NS, "<tool_call>", "</tool_call>", '<invoke name="', "</invoke>")
+
+    def _reset_payload(self) -> None:
+        self._args: ElementTranslator | None = None
+
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+        pos = 0
+        while True:
+            args = self._args
+            if args is None:
+                found = self._consume_invoke(text, pos, deltas)
+                if found is None:
+                    return len(text) if final and self._committed else pos
+                pos = found
+                if self._payload_closed or self._rejected:
+                    return pos
+                continue
+            pos = args.feed(text, pos, final)
+            if args.broken:
+                args.close()
+            self._calls.arguments(deltas, args.writer.take())
+            if args.broken:
+                self._reject(deltas)  # text where a parameter belongs: the call ends with what it had
+                return pos
+            if not args.done:
+                return len(text) if final else pos  # at the end, a cut-off tag is the call's own markup
+            self._end_call(deltas)
+            self._args = None
+
+    def _consume_invoke(self, text: str, pos: int, deltas: Deltas) -> int | None:
+        """``NS<invoke name="N">`` opens a call; the block's closer (or anything else after
+        a call) ends the payload.  None: wait for more text."""
+        at = skip_ws(text, pos)
+        if text.startswith(INVOKE, at):
+            found = read_attribute(text, at + len(INVOKE))
+            if found is None:
+                return None
+            name = found[0].strip() if found else ""
+            if not found or not name:
+                self._reject(deltas)
+                return pos
+            self._begin_call()
+            self._emit_name(deltas, name)
+            schema = self.request.schema_for(name) if self.request.tools else None
+            self._args = ElementTranslator(NS, schema, root="invoke", outer=("tool_call",), stops=("invoke ",))
+            return found[1]
+        if at == len(text) or at_partial(text, at, INVOKE, CLOSE):
+            return None
+        if self._committed:
+            self._payload_closed = True  # the close tag (or stray text) is the block's business
+        else:
+            self._reject(deltas)
+        return pos
+
+    def _finish_payload(self, deltas: Deltas) -> None:
+        args = self._args
+        if args is not None:
+            args.close()
+            self._calls.arguments(deltas, args.writer.take())
+        super()._finish_payload(deltas)
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        if not calls:
+            return ""
+        invokes = "".join(f'{INVOKE}"{name}">{render_elements(json.loads(arguments), NS)}{END_INVOKE}\n'
+                          for name, arguments in calls)
+        return f"{OPEN}\n{invokes}{CLOSE}"
