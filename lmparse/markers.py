@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-__all__ = ["MarkerSet", "held_prefix_start", "WHITESPACE"]
+__all__ = ["MarkerSet", "held_prefix_start", "skip_ws", "WHITESPACE"]
 
 WHITESPACE = " \t\r\n"
 
@@ -87,3 +87,11 @@ class MarkerSet:
 @functools.lru_cache(maxsize=512)
 def _marker_set(markers: frozenset[str]) -> MarkerSet:
     return MarkerSet(markers)
+
+
+def skip_ws(text: str, pos: int) -> int:
+    """The first position at or after ``pos`` that is not whitespace (``len(text)`` if none)."""
+    n = len(text)
+    while pos < n and text[pos] in WHITESPACE:
+        pos += 1
+    return pos

@@ -273,3 +273,15 @@ def test_required_tool_choice_is_refused_not_mis_constrained():
 
     with pytest.raises(Unconstrainable):
         gbnf_for("minimax-m3", TOOLS, "required")
+
+
+def test_layout_before_text_that_breaks_the_members_is_not_lost_at_a_chunk_boundary():
+    """Found by the fuzz suite: one character at a time, the space after ``<invoke name="h">``
+    was taken as layout before ``name=...`` broke the call, and vanished from the text."""
+    text = 'Sure.\n]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name="h"> name="h">]<]x'
+
+    def make():
+        return create_parser("minimax-m3", request=None)
+
+    check_chunkings(make, text, result_of(make().parse_complete(text)), (list(text),))
+    assert " name=" in (make().parse_complete(text).content or "")

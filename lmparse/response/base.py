@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from ..markers import WHITESPACE, MarkerSet
+from ..markers import MarkerSet, skip_ws
 from ..messages import DeltaMessage, ParsedMessage
 from ..reasoning import ReasoningParser
 from ..registry import ResponseParserManager
@@ -301,7 +301,7 @@ class BaseResponseParser(ResponseParser):
 
     def _after_block(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
         """Before another block the template's ``block_separator`` (or its end) is dropped; other whitespace is text."""
-        ws_end = _skip_ws(buf, pos)
+        ws_end = skip_ws(buf, pos)
         if not final and (ws_end == len(buf) or self._open_markers.is_proper_prefix(buf, ws_end)):
             return pos, False
         if self._open_markers.startswith_at(buf, ws_end):
@@ -313,7 +313,7 @@ class BaseResponseParser(ResponseParser):
 
     def _plain_start(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
         """The reply's first characters may open a block with no open tag (a bare start)."""
-        ws_end = _skip_ws(buf, pos)
+        ws_end = skip_ws(buf, pos)
         if ws_end == len(buf) and not final:
             return pos, False
         self._state = _PLAIN
@@ -452,13 +452,6 @@ def _layout_start(text: str, start: int, end: int, layout: str | None) -> int:
     while n and not layout.endswith(text[end - n : end]):
         n -= 1
     return end - n
-
-
-def _skip_ws(text: str, pos: int) -> int:
-    n = len(text)
-    while pos < n and text[pos] in WHITESPACE:
-        pos += 1
-    return pos
 
 
 _TextHandler = Callable[[BaseResponseParser, str, int, Deltas, bool], tuple[int, bool]]

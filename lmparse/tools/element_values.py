@@ -27,7 +27,7 @@ import json
 import re
 from typing import Any
 
-from ..markers import WHITESPACE, held_prefix_start
+from ..markers import held_prefix_start, skip_ws
 from ..schema import schema_type
 from .value_grammar import JsonWriter
 from .xml import convert_value
@@ -159,12 +159,10 @@ class ElementTranslator:
 
     def _members(self, text: str, pos: int) -> int | None:
         """Between a container's elements: layout, then a child's opener or a closer."""
-        n, start = len(text), pos
-        while pos < n and text[pos] in WHITESPACE:
-            pos += 1
-        found = self._tag(text, pos) if pos < n else None
+        pos = skip_ws(text, pos)
+        found = self._tag(text, pos) if pos < len(text) else None
         if found is None:
-            return pos if pos > start else None
+            return None  # the layout is taken with the tag after it (it goes back as text if none comes)
         if found is False or not isinstance(found, tuple):
             self.broken = True  # text where an element belongs
             return None

@@ -17,7 +17,7 @@ from lmparse.reasoning import ReasoningParser as LmReasoningParser
 from lmparse.request import normalize_request
 
 from ._compat import ReasoningParser, delta_message
-from .session import Link, log, reads_ids
+from .session import Link, class_suffix, log, reads_ids
 
 __all__ = ["LmparseReasoningParser", "reasoning_parser_class", "find_last", "ReasoningBlock"]
 
@@ -200,8 +200,7 @@ class ReasoningBlock:
 
 
 def reasoning_parser_class(name: str, response: str = "default") -> type[LmparseReasoningParser]:
-    safe = "".join(ch if ch.isalnum() else "_" for ch in name)
     log.debug("lmparse: reasoning parser lmparse-%s", name)
-    return type(f"LmparseReasoningParser_{safe}", (LmparseReasoningParser,),
+    return type(f"LmparseReasoningParser_{class_suffix(name)}", (LmparseReasoningParser,),
                 {"lmparse_name": name, "lmparse_response": response, "__module__": __name__,
                  "__doc__": f"lmparse's {name!r} reasoning parser inside vLLM."})

@@ -197,3 +197,8 @@ class Link:
         """A new session: vLLM's non-stream path parses a reply from its start."""
         self._session = None
         return self.session(request)
+
+
+def class_suffix(name: str) -> str:
+    """An lmparse parser name as part of a Python class name (``qwen3.5`` -> ``qwen3_5``)."""
+    return "".join(ch if ch.isalnum() else "_" for ch in name)

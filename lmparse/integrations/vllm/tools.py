@@ -11,7 +11,7 @@ from lmparse.constrain import Unconstrainable, dialect_syntax, structural_tag_fo
 
 from ._compat import (ExtractedToolCallInformation, FunctionCall, StructuredOutputsParams, ToolCall, ToolParser,
                       VllmParser)
-from .session import Link, Session, log, reads_ids, tool_dicts
+from .session import Link, Session, class_suffix, log, reads_ids, tool_dicts
 
 __all__ = ["LmparseToolParser", "tool_parser_class", "owner_parser", "watch_requests"]
 
@@ -194,7 +194,6 @@ def tool_parser_class(name: str, response: str = "default") -> type[LmparseToolP
         constrainable = True
     except (Unconstrainable, ValueError):
         constrainable = False
-    safe = "".join(ch if ch.isalnum() else "_" for ch in name)
-    return type(f"LmparseToolParser_{safe}", (LmparseToolParser,),
+    return type(f"LmparseToolParser_{class_suffix(name)}", (LmparseToolParser,),
                 {"lmparse_name": name, "lmparse_response": response, "supports_required_and_named": not constrainable,
                  "__module__": __name__, "__doc__": f"lmparse's {name!r} tool parser inside vLLM."})

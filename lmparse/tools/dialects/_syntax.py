@@ -9,15 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...markers import WHITESPACE, held_prefix_start
+from ...markers import held_prefix_start
+from ...markers import skip_ws as skip_ws  # the dialects take it from here
 from ..xml import MALFORMED, ArgStartStep, Found, FunctionStep
-
-
-def skip_ws(text: str, pos: int) -> int:
-    n = len(text)
-    while pos < n and text[pos] in WHITESPACE:
-        pos += 1
-    return pos
 
 
 def at_partial(text: str, pos: int, *markers: str) -> bool:
