@@ -39,6 +39,13 @@ def test_python_and_json_literals_mix():
     check_parse(parser, text, Expected("Let me check.", None, [("f", args)]), chunkings(text))
 
 
+def test_parameters_named_by_python_keywords():
+    """The template writes ``from='a'`` for a parameter named ``from``: read as that name."""
+    text = "<|tool_call_start|>[f(from='a@b', class=None, lambda_=1)]<|tool_call_end|>"
+    check_parse(parser, text, Expected(None, None, [("f", '{"from": "a@b", "class": null, "lambda_": 1}')]),
+                chunkings(text))
+
+
 def test_a_bare_list_is_text():
     """Unlike ``pythonic``, a reply that starts with ``[`` is prose: the markers open a block."""
     check_parse(parser, "[f(a=1)]", Expected("[f(a=1)]"), chunkings("[f(a=1)]"))

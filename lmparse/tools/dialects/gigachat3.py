@@ -35,6 +35,10 @@ class GigaChat3ToolParser(JsonToolParser):
     tool_open_tags = (f"{MESSAGE_SEP}\n\n{ROLE_TURN}", ROLE_TURN, FUNCTION_CALL)
     tool_close_tag = MESSAGE_SEP
     tool_close_prefixes = ()
+    # Both templates write ``<|message_sep|>\n\n`` to end a turn: the blank line after a call's
+    # ``<|message_sep|>`` is the call's, the whitespace before 3.1's ``<|function_call|>`` is text.
+    block_lead = ""
+    block_separator = "\n\n"
 
     # 3.1's layout, the current one; calls in a row are separate turns' worth of blocks.
     render_template = FUNCTION_CALL + "{body}{close}"

@@ -47,6 +47,10 @@ class Lfm2ToolParser(PythonicToolParser):
     tool_close_prefixes = ()
     bare_start = False
     json_constants = True
+    # The template writes the content and the one block with nothing between (and never two
+    # blocks in a row): whitespace around and between blocks is the model's text.
+    block_lead = ""
+    block_separator = ""
 
     @classmethod
     def call_syntax(cls) -> CallSyntax:
