@@ -44,6 +44,16 @@ def test_content_wrappers_are_markup(open_, close):
     check_parse(lambda: parser(prompt="<|CHATBOT_TOKEN|>"), text, Expected("It is sunny.", "plan"), chunkings(text))
 
 
+@pytest.mark.parametrize("request_", [{}, {"tools": TOOLS, "tool_choice": "none"}], ids=["no-tools", "choice-none"])
+@pytest.mark.parametrize("open_,close", [("<|START_RESPONSE|>", "<|END_RESPONSE|>"), ("<|START_TEXT|>", "<|END_TEXT|>")],
+                         ids=["cmd3", "cmd4"])
+def test_content_is_unwrapped_without_tools_too(open_, close, request_):
+    """No tool parser is at work: the reasoning parser names the wrappers as the family's framing."""
+    text = f"<|START_THINKING|>plan<|END_THINKING|>{open_}It is sunny.{close}"
+    check_parse(lambda: parser(request_, prompt="<|CHATBOT_TOKEN|>"), text, Expected("It is sunny.", "plan"),
+                chunkings(text))
+
+
 def test_alias_is_the_same_dialect():
     assert ToolParserManager.get("command-a") is ToolParserManager.get("cohere-command")
 

@@ -264,6 +264,8 @@ class CohereCommandReasoningParser(ReasoningParser):
 
     start_tag = "<|START_THINKING|>"
     end_tag = "<|END_THINKING|>"
+    # cmd3's and cmd4's content wrappers, dropped from the content with or without tools.
+    framing_markers = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
     initial_mode = "auto"
 
 

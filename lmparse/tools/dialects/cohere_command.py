@@ -16,8 +16,9 @@ call gets a fresh id, as SGLang does.
 
 Content comes wrapped: cmd3 ``<|START_RESPONSE|>…<|END_RESPONSE|>``, cmd4
 ``<|START_TEXT|>…<|END_TEXT|>`` (vLLM ``parser/cohere_command.py`` accepts both for every
-Cohere model).  Each wrapper marker is read as a block that holds nothing and ends at once,
-so the marker leaves the content without another state in the router.
+Cohere model).  The wrappers are the family's framing (``framing_markers``): the router drops
+them from the content, and the ``cohere-command`` reasoning parser names them too, so a
+request without tools (no tool parser at work) is unwrapped alike.
 
 Tokens (unverified: no Command A / Cohere2MoE vocabulary is published; vLLM looks every
 marker up as one token and keeps special tokens): every ``<|…|>`` marker is one special
@@ -29,7 +30,6 @@ from __future__ import annotations
 import json
 
 from ...registry import ToolParserManager
-from ..base import Deltas
 from ..json_envelope import JsonToolParser
 from ..syntax import CallSyntax
 
@@ -44,27 +44,12 @@ class CohereCommandToolParser(JsonToolParser):
     summary = '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}}, …]<|END_ACTION|>'
     # Both templates write these literally; the wrappers differ between cmd3 and cmd4.
     template_markers = (START_ACTION, END_ACTION, '"tool_name"')
-    tool_open_tags = (START_ACTION, *WRAPPERS)
+    tool_open_tags = (START_ACTION,)
+    framing_markers = WRAPPERS
     tool_close_tag = END_ACTION
     tool_close_prefixes = ()
     name_field = "tool_name"
     argument_field = "parameters"
-
-    def start_block(self, open_tag: str) -> None:
-        super().start_block(open_tag)
-        self._wrapper = open_tag in WRAPPERS
-
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
-        if self._wrapper:  # nothing inside: the marker alone is the block
-            self._committed = self._payload_closed = True
-            return 0
-        return super()._consume_stream_payload(text, deltas, final=final)
-
-    def _consume_close(self, text: str, pos: int, final: bool) -> int:
-        if self._wrapper:
-            self._closed = True
-            return pos
-        return super()._consume_close(text, pos, final)
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
