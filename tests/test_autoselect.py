@@ -77,6 +77,9 @@ PICKED = {t for t, d in EXPECTED.items() if d in {"glm47", "kimi-k2", "minimax-m
 PICKED |= {"templates/Qwen-Qwen3-0.6B.jinja", "templates/ibm-granite-granite-4.0.jinja",
            "templates/meta-llama-Llama-3.1-8B-Instruct.jinja"}
 PICKED |= {"templates/MiniMax-M3.jinja", "templates/tencent-Hy3.jinja"}  # tags built from pieces: template_markers
+PICKED |= {t for t, d in EXPECTED.items() if d in {"cohere-command", "apertus", "gigachat3"}}
+# Only LFM2.5-8B-A1B writes calls; LFM2-8B-A1B and LFM2.5-Instruct hold no marker of them (refused).
+PICKED |= {"templates/LFM2.5-8B-A1B.jinja"}
 
 
 def _root() -> Path:

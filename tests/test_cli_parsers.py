@@ -35,7 +35,7 @@ def test_tool_rows_come_from_what_each_dialect_declares():
         cls = ToolParserManager.get(row["name"])
         assert row["syntax"] == cls.summary != "", f"{row['name']} declares no summary"
         assert row["streaming"] == cls.streaming != ""
-        syntax = cls.call_syntax()  # None: the dialect cannot be constrained (MiniMax-M3's per-key closers)
+        syntax = cls.call_syntax()  # None: the dialect cannot be constrained (MiniMax-M3's per-key closers; cohere-command)
         assert row["structural_tag"] == (syntax.arguments if syntax is not None else "-")
 
 

@@ -19,6 +19,8 @@ WEATHER = {"type": "object", "properties": {"city": {"type": "string"}, "days": 
            "required": ["city"]}
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER}}]
 DIALECTS = sorted({name for name in ToolParserManager.names()})
+# Dialects whose calls CallSyntax cannot spell (each says why in its ``call_syntax``).
+UNCONSTRAINABLE = {"cohere-command", "command-a"}  # the model's call counter precedes the name
 
 
 def _rebuilt(syntax: CallSyntax, calls: list[tuple[str, str]]) -> str:
@@ -55,6 +57,7 @@ def test_every_dialect_describes_its_calls_as_its_renderer_writes_them(dialect: 
     ("glm47", "<tool_call>get_weather", "</tool_call>"),
     ("mistral", "[TOOL_CALLS]get_weather[ARGS]", ""),
     ("gemma4", "<|tool_call>call:get_weather", "<tool_call|>"),
+    ("apertus", '{"get_weather": ', "}"),  # inside <|tools_prefix|>[ ... ]<|tools_suffix|>
 ])
 def test_call_frames(dialect: str, begin: str, end: str) -> None:
     syntax = ToolParserManager.get(dialect).call_syntax()

@@ -18,7 +18,7 @@ import pytest
 from lmparse import create_parser
 
 from .support.stream import Expected, check_invariants, folded, stream_in_steps
-from .support.wires import ALL_WIRES, PYTHONIC, QWEN, Wire
+from .support.wires import ALL_WIRES, QWEN, PythonicWire, Wire
 
 A = '{"city": "Paris", "days": 3}'
 Case = tuple[str, Expected, Any]  # (text, expected, request)
@@ -133,7 +133,7 @@ def test_dropped_calls_are_recorded(wire: Wire) -> None:
 # A line with every hazard of every family: tags, brackets, braces, escapes, quotes, multibyte
 # characters and a marker; its value must stream early, with a small held suffix.
 LONG_LINE = 'The quick brown fox <jumps> [over] {3} < 4 lazy dogs; é 😀 \\ "q" [TOOL_CALLS]\n'
-STREAMING_WIRES = tuple(w for w in ALL_WIRES if w is not PYTHONIC)  # a pythonic call is out only at its ")"
+STREAMING_WIRES = tuple(w for w in ALL_WIRES if not isinstance(w, PythonicWire))  # a pythonic call is out at its ")"
 
 
 def long_value(size: int = 1 << 20) -> str:

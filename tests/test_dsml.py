@@ -1,4 +1,4 @@
-"""DeepSeek-V3.2 / V4 DSML (``deepseek-v32``, ``deepseek-v4``) against DESIGN.md §7.
+"""DeepSeek-V3.2 / V4 / V4.1 DSML (``deepseek-v32``, ``deepseek-v4``, ``deepseek-v41``) against DESIGN.md §7.
 
 Every case runs whole, one character per chunk, under seeded random chunkings and at
 every real token boundary of the V3.2 and V4 tokenizers, through the shared validator.
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from functools import partial
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -16,10 +17,9 @@ from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
 
-from .support.stream import Expected, check_chunkings, decoded, random_chunks, result_of
-from .support.wires import DSML, DSML_WIRES, V4, V32, DsmlWire, dsml_json, dsml_string, dsml_untyped
+from .support.stream import Expected, arguments_after, check_chunkings, decoded, random_chunks, result_of
+from .support.wires import DSML, DSML_WIRES, V4, V32, V41, DsmlWire, dsml_json, dsml_string, dsml_untyped
 
-s, j, bare = dsml_string, dsml_json, dsml_untyped
 WIRES = DSML_WIRES
 
 PROPS = {
@@ -43,6 +43,7 @@ PLAIN = {"tools": TOOLS, "chat_template_kwargs": {"thinking": False}}
 
 def cases(w: DsmlWire):
     """(id, text, expected, request) for one DSML dialect."""
+    s, j, bare = (partial(write, prefix=w.prefix) for write in (dsml_string, dsml_json, dsml_untyped))
     paris = w.call_with("get_weather", s("city", "Paris"), j("days", "3"))
     A = '{"city": "Paris", "days": 3}'
     yield "block_at_reply_start", paris, Expected(None, None, [("get_weather", A)]), PLAIN
@@ -56,7 +57,7 @@ def cases(w: DsmlWire):
     yield "no_argument_call", "</think>" + w.call_with("f"), Expected(None, None, [("f", "{}")]), REQUEST
     yield (
         "no_argument_call_other_layout",
-        "</think>" + w.invokes(f'<{DSML}invoke name="f">\n\n\n</{DSML}invoke>\n'),
+        "</think>" + w.invokes(f'<{w.prefix}invoke name="f">\n\n\n</{w.prefix}invoke>\n'),
         Expected(None, None, [("f", "{}")]),
         REQUEST,
     )
@@ -92,7 +93,7 @@ def cases(w: DsmlWire):
         Expected(None, None, [("f", json.dumps({"city": f"a {w.close} b"}, ensure_ascii=False))]),
         REQUEST,
     )
-    tricky = f'{{"k": "{w.close} </{DSML}parameter> </{DSML}invoke>", "n": [1, {{"x": null}}]}}'
+    tricky = f'{{"k": "{w.close} </{w.prefix}parameter> </{w.prefix}invoke>", "n": [1, {{"x": null}}]}}'
     yield (
         "closing_tags_inside_json_value_are_data",
         "</think>" + w.call_with("f", j("opts", tricky)),
@@ -168,27 +169,27 @@ def cases(w: DsmlWire):
         yield case_id, "</think>" + w.call_with("f", param), Expected(None, None, [("f", want)]), REQUEST
     yield (
         "attributes_in_other_order",
-        "</think>" + w.invokes(f'<{DSML}invoke name="f">\n<{DSML}parameter string="false" name="days">5</{DSML}parameter>\n</{DSML}invoke>\n'),
+        "</think>" + w.invokes(f'<{w.prefix}invoke name="f">\n<{w.prefix}parameter string="false" name="days">5</{w.prefix}parameter>\n</{w.prefix}invoke>\n'),
         Expected(None, None, [("f", '{"days": 5}')]),
         REQUEST,
     )
     # Malformed or cut short.
-    yield "truncated_after_name", "</think>" + w.open + f'\n<{DSML}invoke name="f">\n', Expected(None, None, [("f", "{}")]), REQUEST
+    yield "truncated_after_name", "</think>" + w.open + f'\n<{w.prefix}invoke name="f">\n', Expected(None, None, [("f", "{}")]), REQUEST
     yield (
         "truncated_in_string_value_closes_arguments",
-        "</think>" + w.open + f'\n<{DSML}invoke name="f">\n' + s("city", "Paris is lo")[: -len(f"</{DSML}parameter>") - 1],
+        "</think>" + w.open + f'\n<{w.prefix}invoke name="f">\n' + s("city", "Paris is lo")[: -len(f"</{w.prefix}parameter>") - 1],
         Expected(None, None, [("f", '{"city": "Paris is lo"}')]),
         REQUEST,
     )
     yield (
         "truncated_in_json_value_as_written",
-        "</think>" + w.open + f'\n<{DSML}invoke name="f">\n' + f'<{DSML}parameter name="items" string="false">[1, 2',
+        "</think>" + w.open + f'\n<{w.prefix}invoke name="f">\n' + f'<{w.prefix}parameter name="items" string="false">[1, 2',
         Expected(None, None, [("f", '{"items": [1, 2}')]),
         REQUEST,
     )
     yield (
         "missing_invoke_close_ended_by_block_close",
-        "</think>" + w.open + f'\n<{DSML}invoke name="f">\n' + j("days", "1") + w.close,
+        "</think>" + w.open + f'\n<{w.prefix}invoke name="f">\n' + j("days", "1") + w.close,
         Expected(None, None, [("f", '{"days": 1}')]),
         REQUEST,
     )
@@ -201,14 +202,14 @@ def cases(w: DsmlWire):
     )
     yield (
         "prose_inside_invoke_ends_the_block",
-        "</think>" + w.open + f'\n<{DSML}invoke name="f">\nhello',
+        "</think>" + w.open + f'\n<{w.prefix}invoke name="f">\nhello',
         Expected("\nhello", None, [("f", "{}")]),
         REQUEST,
     )
     yield (
         "parameter_without_name_is_malformed",
-        "</think>" + w.open + f'\n<{DSML}parameter string="true">x</{DSML}parameter>',
-        Expected(w.open + f'\n<{DSML}parameter string="true">x</{DSML}parameter>'),
+        "</think>" + w.open + f'\n<{w.prefix}parameter string="true">x</{w.prefix}parameter>',
+        Expected(w.open + f'\n<{w.prefix}parameter string="true">x</{w.prefix}parameter>'),
         REQUEST,
     )
 
@@ -223,6 +224,30 @@ def test_dsml_dialect(wire, case_id, text, expected, request_):
 
 def test_v32_block_is_text_for_the_v4_parser():
     V4.check("</think>" + V32.call_with("f"), Expected(V32.call_with("f")), REQUEST)
+
+
+def test_v4_and_v41_blocks_are_text_for_each_other():
+    """The space after the bar is what tells V4.1 from V4: neither parser takes the other's block."""
+    V41.check("</think>" + V4.call_with("f"), Expected(V4.call_with("f")), REQUEST)
+    V4.check("</think>" + V41.call_with("f"), Expected(V41.call_with("f")), REQUEST)
+
+
+def test_v41_renders_protocols_layout():
+    """PROTOCOLS.md's V4.1 layout (xgrammar's v4_1 structural tag); no V4.1 template is published."""
+    calls = [("get_weather", '{"city": "Paris", "days": 3}'), ("f", "{}")]
+    assert ToolParserManager.get("deepseek-v41").render(calls) == (
+        "<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"get_weather\">\n"
+        '<｜DSML｜ parameter name="city" string="true">Paris</｜DSML｜ parameter>\n'
+        '<｜DSML｜ parameter name="days" string="false">3</｜DSML｜ parameter>\n'
+        "</｜DSML｜ invoke>\n<｜DSML｜ invoke name=\"f\">\n\n</｜DSML｜ invoke>\n</｜DSML｜ calls>")
+
+
+def test_v41_string_value_streams_as_it_grows():
+    p = create_parser(tool_parser="deepseek-v41", reasoning_parser="deepseek-v41", request=PLAIN)
+    head = '<｜DSML｜ calls>\n<｜DSML｜ invoke name="get_weather">\n<｜DSML｜ parameter name="city" string="true">'
+    steps = arguments_after(p, [head, "Par", 'is "F', "R</｜DSML｜ ", "parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>"])
+    assert steps[1:4] == ['{"city": "Par', '{"city": "Paris \\"F', '{"city": "Paris \\"FR']
+    assert steps[4] == '{"city": "Paris \\"FR"}'
 
 
 # ---- render() round trips (hypothesis) --------------------------------------------------

@@ -20,6 +20,7 @@ from .support.prefixes import check_declared, observed_prefixes
 DSML_TOKENIZERS = ("deepseek-v3.2", "deepseek-v4")
 V32 = ToolParserManager.get("deepseek-v32")
 V4 = ToolParserManager.get("deepseek-v4")
+V41 = ToolParserManager.get("deepseek-v41")
 
 # (what, marker, declared tuple, tokenizers the parser claims)
 CLAIMS = [
@@ -31,6 +32,9 @@ CLAIMS = [
      ("deepseek-r1",)),
     ("deepseek-v31 section end", deepseek_v31.CALLS_END, ToolParserManager.get("deepseek-v31").tool_close_prefixes,
      ("deepseek-v3.1",)),
+    # V4.1's vocabulary is unpublished: measured with V4's, which it is assumed to share.
+    ("v4.1 block close", V41.tool_close_tag, V41.tool_close_prefixes, ("deepseek-v4",)),
+    ("v4.1 parameter close", V41.arg_value_close, V41.arg_value_close_prefixes, ("deepseek-v4",)),
 ]
 
 

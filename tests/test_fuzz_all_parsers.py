@@ -48,6 +48,13 @@ PIECES = [
     "<tool_calls:opensource>\n", "</tool_calls:opensource>", "<tool_call:opensource>f<tool_sep:opensource>\n",
     "</tool_call:opensource>\n", "<arg_key:opensource>a</arg_key:opensource>", "<arg_value:opensource>",
     "</arg_value:opensource>", "<think:opensource>", "</think:opensource>", ":opensource>",
+    "<｜DSML｜ calls>", "</｜DSML｜ calls>", '<｜DSML｜ invoke name="f">', "</｜DSML｜ invoke>", "</｜DSML｜ parameter>",
+    '<｜DSML｜ parameter name="a" string="true">', '<｜DSML｜ parameter name="b" string="false">',
+    "<|START_ACTION|>", "<|END_ACTION|>", '[{"tool_call_id": "0", "tool_name": "f", "parameters": ', '"tool_name": "g"',
+    "<|START_THINKING|>", "<|END_THINKING|>", "<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>",
+    "<|tools_prefix|>", "<|tools_suffix|>", '[{"f": ', '{"g": {}}', "<|inner_prefix|>", "<|inner_suffix|>",
+    "<|tool_call_start|>", "<|tool_call_end|>", "[f(a='x', c=null)", "b=true)", "g(o={\"k\": [1]})]",
+    "<|message_sep|>", "\n\nfunction call<|role_sep|>\n", "<|function_call|>", "<|role_sep|>",
 ]
 TOOLS = [
     {"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {

@@ -51,6 +51,9 @@ CASES = [
     ("two_calls", "[f(a=1), g()]", calls(("f", '{"a": 1}'), ("g", "{}"))),
     ("no_argument_call", "[g()]", calls(("g", "{}"))),
     ("duplicate_keywords_kept_in_order", "[f(b=1, a=2, b=3)]", calls(("f", '{"b": 1, "a": 2, "b": 3}'))),
+    # A parameter named by a Python keyword, as a template writes it: ``from=`` is not Python, still a call.
+    ("keyword_named_arguments", "[f(from='a', to='b', in=\n  1, s='in=2')]",
+     calls(("f", '{"from": "a", "to": "b", "in": 1, "s": "in=2"}'))),
     (
         "literal_types_become_json",
         "[f(i=-3, x=1.5e3, t=True, n=None, l=[1, 'two', (3, 4)], d={'k': [False], 1: {}}, e=-0.5)]",

@@ -20,7 +20,7 @@ from lmparse import create_parser
 
 from .support.stream import Expected, check_parse
 from .support.typed_tools import TOOLS as TYPED_TOOLS
-from .support.wires import ALL_WIRES, DSML, DSML_WIRES, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
+from .support.wires import ALL_WIRES, DSML_WIRES, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -28,13 +28,13 @@ SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by t
 def value_close(w: Wire) -> str:
     """The tag that closes one argument value on ``w``'s wire."""
     if isinstance(w, DsmlWire):
-        return f"</{DSML}parameter>"
+        return f"</{w.prefix}parameter>"
     return "</arg_value>" if w.tool_parser.startswith(("glm", "ling")) else "</parameter>"
 
 
 def one_call(w: Wire, name: str, params: list[tuple[str, str]]) -> str:
     if isinstance(w, DsmlWire):
-        return w.call_with(name, *(dsml_untyped(k, v) for k, v in params))
+        return w.call_with(name, *(dsml_untyped(k, v, w.prefix) for k, v in params))
     assert isinstance(w, XmlWire)
     return w.call(name, params)
 

@@ -22,6 +22,8 @@ __all__ = ["GbnfRules", "literal", "calls_grammar"]
 
 _JSON_CHAR = r'[^"\\\x00-\x1f] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )'
 _PYTHON_CHAR = r'[^"\\\x00-\x1f] | "\\" ( ["\\bfnrt] | "u" [0-9a-fA-F]{4} )'
+# A single-quoted Python string as LFM2's template writes it: raw, no quote or backslash inside.
+_PYTHON_SINGLE = "\"'\" [^'\\\\\\x00-\\x1f]* \"'\""
 # Gemma 4 strings are raw text up to ``<|"|>``: any text that does not spell it (nor ends in
 # ``<``, which the closing delimiter would turn into it).
 _GEMMA_QUOTE = '<|"|>'
@@ -105,8 +107,10 @@ class GbnfRules:
             return self.rule(name, _BASE[name])
         if name == "string" and self.gemma:
             return self.rule(name, f"{literal(_GEMMA_QUOTE)} ( {_GEMMA_CHAR} )* {literal(_GEMMA_QUOTE)}")
+        if name == "string" and py:
+            return self.rule(name, f'"\\"" ( {_PYTHON_CHAR} )* "\\"" | {_PYTHON_SINGLE}')
         if name == "string":
-            return self.rule(name, f'"\\"" ( {_PYTHON_CHAR if py else _JSON_CHAR} )* "\\""')
+            return self.rule(name, f'"\\"" ( {_JSON_CHAR} )* "\\""')
         if name == "boolean":
             return self.rule(name, '"True" | "False"' if py else '"true" | "false"')
         if name == "null":
@@ -135,8 +139,10 @@ class GbnfRules:
 
             return literal(render_literal(value, GEMMA_LITERAL))
         if self.python:
-            from ..tools.python_call import python_literal
+            from ..tools.python_call import python_literal, raw_quotable
 
+            if isinstance(value, str) and raw_quotable(value):  # either quoting (LFM2 writes '...')
+                return f"( {literal(python_literal(value))} | {literal(repr(value))} )"
             return literal(python_literal(value))
         return literal(json.dumps(value, ensure_ascii=False))
 

@@ -139,16 +139,21 @@ class MistralReasoningParser(ReasoningParser):
         return False
 
 
+class _ModelOpens(ReasoningParser):
+    """Families whose templates prefill nothing: the model opens reasoning itself, so a
+    reply starts plain whatever the thinking switch says."""
+
+    def starts_in_reasoning(self) -> bool:
+        return False
+
+
 @ReasoningParserManager.register_module("seed-oss")
-class SeedOssReasoningParser(ReasoningParser):
+class SeedOssReasoningParser(_ModelOpens):
     """``<seed:think>`` ... ``</seed:think>``: the model opens reasoning itself (the
     template's generation prompt does not), so a reply starts plain."""
 
     start_tag = "<seed:think>"
     end_tag = "</seed:think>"
-
-    def starts_in_reasoning(self) -> bool:
-        return False
 
 
 @ReasoningParserManager.register_module("minimax-m2")
@@ -250,3 +255,32 @@ class HyV4ReasoningParser(HunyuanReasoningParser):
     """HY-V4: as Hy3, but vLLM's ``hy_v4`` (and SGLang) assume ``high`` when no effort is given."""
 
     default_effort = "high"
+@ReasoningParserManager.register_module(["cohere-command", "command-a"])
+class CohereCommandReasoningParser(ReasoningParser):
+    """``<|START_THINKING|>`` ... ``<|END_THINKING|>``.  Cohere2MoE prefills the opener
+    (reasoning on, its default) or an empty block; R7B prefills an empty block when
+    ``enable_thinking`` is off and nothing when on (the model opens): the prompt's tail
+    decides, else the default rule.  Both markers one special token each (unverified)."""
+
+    start_tag = "<|START_THINKING|>"
+    end_tag = "<|END_THINKING|>"
+    # cmd3's and cmd4's content wrappers, dropped from the content with or without tools.
+    framing_markers = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
+    initial_mode = "auto"
+
+
+@ReasoningParserManager.register_module("apertus")
+class ApertusReasoningParser(_ModelOpens):
+    """``<|inner_prefix|>`` ... ``<|inner_suffix|>``: the generation prompt is only
+    ``<|assistant_start|>`` whatever ``enable_thinking`` says (the switch only writes
+    ``Deliberation: enabled`` into the developer turn), so a reply starts plain and the
+    model opens reasoning itself.  Calls inside it are calls (the router looks there too)."""
+
+    start_tag = "<|inner_prefix|>"
+    end_tag = "<|inner_suffix|>"
+
+
+@ReasoningParserManager.register_module("lfm2")
+class Lfm2ReasoningParser(_ModelOpens):
+    """``<think>`` ... ``</think>`` (LFM2.5-8B-A1B): no LFM2 template prefills anything,
+    whatever ``enable_thinking`` says, so a reply starts plain and the model opens it."""

@@ -110,6 +110,17 @@ _ROWS = [
     Family("hunyuan", "hunyuan", "hunyuan", template="tencent-Hy3.jinja",
            description="Tencent Hy3: <think:opensource> reasoning, <tool_calls:opensource> GLM-style pairs "
                        "(no vocabulary: pseudo-tokens)"),
+    # No V4.1 template or tokenizer is published: V4's vocabulary stands in (assumed shared).
+    Family("deepseek-v41", "deepseek-v41", "deepseek-v41", tokenizer="deepseek-v4",
+           description="DeepSeek-V4.1: DSML with spaced tags <｜DSML｜ calls>"),
+    Family("cohere-command", "cohere-command", "cohere-command", template="Cohere2MoE.jinja",
+           description="Cohere Command A/R7B/North: <|START_THINKING|> reasoning, <|START_ACTION|>[JSON] calls"),
+    Family("apertus", "apertus", "apertus", template="Apertus-8B-Instruct.jinja",
+           description="Apertus: <|inner_prefix|> reasoning, <|tools_prefix|>[{\"NAME\": {..}}] calls"),
+    Family("lfm2", "lfm2", "lfm2", template="LFM2.5-8B-A1B.jinja",
+           description="LFM2/LFM2.5: <think> reasoning (model opens), <|tool_call_start|>[f(a='x')] calls"),
+    Family("gigachat3", "gigachat3", None, template="GigaChat3.1-10B-A1.8B.jinja",
+           description="GigaChat 3/3.1: <|function_call|> or a 'function call' turn, JSON; no reasoning"),
 ]
 FAMILIES: dict[str, Family] = {row.name: row for row in _ROWS}
 

@@ -1,11 +1,12 @@
-"""JsonToolParser: calls written as JSON envelopes ``{"name": ..., "<argument_field>": {...}}``.
+"""JsonToolParser: calls written as JSON envelopes ``{"<name_field>": ..., "<argument_field>": {...}}``.
 
 The envelope is recognized key by key.  The argument value's source text is
 forwarded verbatim as soon as the scanner has passed it; other values are only
 scanned far enough to find the next envelope field.  The first ``name`` wins; a
 repeated or foreign argument field is skipped; an envelope with no argument field
-gets ``{}``.  A block may hold several envelopes, one after another (optionally
-separated by ``call_separator``) or as a JSON array.
+gets ``{}``.  With ``name_is_key`` an envelope is ``{"NAME": {ARGS}}`` (its first key
+is the name, its value the arguments).  A block may hold several envelopes, one after
+another (optionally separated by ``call_separator``) or as a JSON array.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
 
 class JsonToolParser(JsonRunLane):
     argument_field = "arguments"
+    name_field = "name"  # the key holding the function name (Cohere's ``tool_name``)
+    # ``{"NAME": {ARGS}}``: an envelope's first key is the name, its value the arguments (Apertus).
+    name_is_key = False
     call_separator: str | None = None  # e.g. ";" between Llama 3 calls
     # Keys a bare-start envelope may begin with; anything else is ordinary JSON content.
     envelope_keys: frozenset[str] = frozenset(("name", "arguments", "parameters", "type"))
@@ -159,12 +163,19 @@ class JsonToolParser(JsonRunLane):
     def _at_value_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
         """The key decides how its value is read: arguments, the name, or passed over."""
         key = self._key
+        if self.name_is_key and not self._name_seen:
+            self._name_seen = True
+            if key:
+                self._emit_name(deltas, key)
+            else:
+                self._drop(None, "function name is not a non-empty string")
+            key = self.argument_field
         if key == self.argument_field and not self._args_seen:
             self._args_seen = True
             self._arguments.reset()
             self._phase = _ARGUMENTS
             return pos, True
-        if key == "name" and not self._name_seen:
+        if key == self.name_field and not self._name_seen:
             self._name_seen = True
             self._role = _NAME
         else:

@@ -8,10 +8,13 @@
 from __future__ import annotations
 
 import ast
+import io
 import json
+import keyword
 import re
+import tokenize
 
-__all__ = ["CallScanner", "call_arguments", "python_literal"]
+__all__ = ["CallScanner", "call_arguments", "python_literal", "raw_quotable"]
 
 _CODE = re.compile(r"[^'\"()\[\]{}]*")  # a run with no quote or bracket
 
@@ -76,16 +79,33 @@ class CallScanner:
         return n - held
 
 
-def call_arguments(source: str) -> tuple[str | None, str]:
-    """``(JSON arguments, "")`` of one call's source, or ``(None, why it is no tool call)``."""
-    try:
-        call = ast.parse(source, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+# JSON's constants, read as Python names in a call whose literals mix both (LFM2).
+_JSON_CONSTANTS = {"true": True, "false": False, "null": None}
+
+
+class _JsonConstants(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in _JSON_CONSTANTS:
+            return ast.copy_location(ast.Constant(_JSON_CONSTANTS[node.id]), node)
+        return node
+
+
+def call_arguments(source: str, json_constants: bool = False) -> tuple[str | None, str]:
+    """``(JSON arguments, "")`` of one call's source, or ``(None, why it is no tool call)``;
+    with ``json_constants``, ``true`` / ``false`` / ``null`` are literals too."""
+    renamed: dict[str, str] = {}
+    call = _parse(source)
+    if call is None:
+        source, renamed = _rename_keyword_arguments(source)
+        call = _parse(source) if renamed else None
+    if call is None:
         return None, "not Python call syntax"
     if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None, "not a function call"
     if call.args:
         return None, "positional argument"
+    if json_constants:
+        call = _JsonConstants().visit(call)
     pairs = []
     for kw in call.keywords:
         if kw.arg is None:
@@ -94,8 +114,45 @@ def call_arguments(source: str) -> tuple[str | None, str]:
             value = json.dumps(ast.literal_eval(kw.value), ensure_ascii=False, allow_nan=False)
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             return None, f"argument {kw.arg!r} is not a literal with a JSON form"
-        pairs.append(f"{json.dumps(kw.arg, ensure_ascii=False)}: {value}")
+        pairs.append(f"{json.dumps(renamed.get(kw.arg, kw.arg), ensure_ascii=False)}: {value}")
     return "{" + ", ".join(pairs) + "}", ""
+
+
+def _parse(source: str) -> ast.expr | None:
+    try:
+        return ast.parse(source, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+_LAYOUT = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
+
+
+def _rename_keyword_arguments(source: str) -> tuple[str, dict[str, str]]:
+    """``source`` with each argument named by a Python keyword (``f(from='a', in=1)``, which a
+    template writes for a parameter named so) renamed to a free identifier, and the map back;
+    ``(source, {})`` when there is none.  Read with ``tokenize``, so strings are never touched."""
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in _LAYOUT]
+    except (tokenize.TokenError, SyntaxError):
+        return source, {}
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, str]] = []
+    renamed: dict[str, str] = {}
+    for before, token, after in zip(tokens, tokens[1:], tokens[2:], strict=False):
+        if (token.type == tokenize.NAME and keyword.iskeyword(token.string) and after.string == "="
+                and before.string in ("(", ",")):
+            name = f"_lmparse_keyword_{len(renamed)}"
+            while name in source:
+                name += "_"
+            renamed[name] = token.string
+            at = starts[token.start[0] - 1] + token.start[1]
+            edits.append((at, at + len(token.string), name))
+    for at, end, name in reversed(edits):
+        source = source[:at] + name + source[end:]
+    return source, renamed
 
 
 def python_literal(value: object) -> str:
@@ -107,3 +164,8 @@ def python_literal(value: object) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{python_literal(k)}: {python_literal(v)}" for k, v in value.items()) + "}"
     return repr(value)  # numbers, True, False, None
+
+
+def raw_quotable(text: str) -> bool:
+    """Whether ``'text'``, as the template writes it, reads back as ``text`` in Python."""
+    return "'" not in text and "\\" not in text and text.isprintable()

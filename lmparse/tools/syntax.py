@@ -85,6 +85,12 @@ def _xml_params(cls: Any, one: str) -> tuple[str, ParamSyntax]:
     return one[start:end], params
 
 
+def _array_lead(text: str) -> str:
+    """``text`` past its leading whitespace and, if it opens one, a JSON array's ``[`` and whitespace."""
+    rest = text.lstrip()
+    return rest[1:].lstrip() if rest.startswith("[") else rest
+
+
 def derive_call_syntax(cls: Any, arguments: str = "json", write: Callable[[str], str] | None = None) -> CallSyntax:
     """The syntax of ``cls`` (a tool parser class) read off its own renderings; ``write``
     says how the dialect writes JSON arguments when it writes them as another literal syntax."""
@@ -103,10 +109,14 @@ def derive_call_syntax(cls: Any, arguments: str = "json", write: Callable[[str],
     _, after_1b, middle, after_2, _ = _split(two, _NAME_1, _SLOT, _NAME_2, _SLOT)
     opener = next(iter(cls.tool_open_tags), "")
     grouped = bool(opener) and two.count(opener) == 1 and head.startswith(opener)
-    # Layout right after the section's open tag (DSML's and MiniMax's newline) is the section's.
-    section_open = head[:len(head) - len(head[len(opener):].lstrip())] if grouped else ""
+    # Layout right after the section's open tag (DSML's and MiniMax's newline) is the section's,
+    # and so is the ``[`` of a section that is one JSON array of calls (Apertus), with its ``]``.
     close = cls.tool_close_tag or ""
+    section_open = head[:len(head) - len(_array_lead(head[len(opener):]))] if grouped else ""
     section_close = close if grouped and tail.endswith(close) else ""
+    inside = tail[:len(tail) - len(close)].rstrip()
+    if section_open.rstrip().endswith("[") and section_close and inside.endswith("]"):
+        section_close = tail[len(inside[:-1].rstrip()):]
     before_name = head[len(section_open):]
     call_end = tail[:len(tail) - len(section_close)]
     if not (middle.startswith(call_end) and middle.endswith(before_name)) or after_1 != after_1b \

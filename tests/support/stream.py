@@ -206,3 +206,9 @@ def arguments_after(parser: Parser, chunks: list[str]) -> list[str]:
                 seen += tc.function.arguments or ""
         out.append(seen)
     return out
+
+
+def check_round_trip(make: Callable[[], Parser], text: str, want: Result, seed: int) -> None:
+    """A rendered reply parses to ``want`` (decoded) whole, a character at a time and at random splits."""
+    assert decoded(result_of(make().parse_complete(text))) == want
+    check_chunkings(make, text, want, (list(text), random_chunks(text, random.Random(seed), 9)), decoded)

@@ -81,6 +81,7 @@ class Wire:
     verbatim: bool = True  # arguments are forwarded as written (else converted by the schema)
     call_ends_reasoning: bool = False  # a call opened while reasoning ends it (Gemma 4)
     head: str = ""  # with no open tag: the markup from which a cut-off block is a call (MiniCPM5)
+    pseudo_token_markers: str = ""  # a regex: markers that are single tokens of a vocabulary we lack
 
     # ---- writing ----------------------------------------------------------------------------
 
@@ -131,8 +132,12 @@ class Wire:
         return create_parser(tool_parser=self.tool_parser, reasoning_parser=self.reasoning_parser, request=request)
 
     def chunkings(self, text: str) -> dict[str, list[str]]:
-        """Chunkings beyond the validator's own: every real token boundary."""
-        return real_token_chunkings(text, self.tokenizers)
+        """Chunkings beyond the validator's own: every real token boundary, and the markers
+        as pseudo-tokens where the family's vocabulary is missing."""
+        found = real_token_chunkings(text, self.tokenizers)
+        if self.pseudo_token_markers:
+            found["pseudo-tokens"] = pseudo_tokens(text, self.pseudo_token_markers)
+        return found
 
     def check(self, text: str, expected: Expected | None, request: Mapping[str, Any] | None = DEFAULT) -> Result:
         """``text`` through the shared stream validator, under this wire's parsers
@@ -261,35 +266,37 @@ DSML = "｜DSML｜"
 THINKING = {"chat_template_kwargs": {"thinking": True}}
 
 
-def dsml_string(key: str, value: str) -> str:
+def dsml_string(key: str, value: str, prefix: str = DSML) -> str:
     """A ``string="true"`` parameter: raw text."""
-    return f'<{DSML}parameter name="{key}" string="true">{value}</{DSML}parameter>\n'
+    return f'<{prefix}parameter name="{key}" string="true">{value}</{prefix}parameter>\n'
 
 
-def dsml_json(key: str, value: str) -> str:
+def dsml_json(key: str, value: str, prefix: str = DSML) -> str:
     """A ``string="false"`` parameter: JSON."""
-    return f'<{DSML}parameter name="{key}" string="false">{value}</{DSML}parameter>\n'
+    return f'<{prefix}parameter name="{key}" string="false">{value}</{prefix}parameter>\n'
 
 
-def dsml_untyped(key: str, value: str) -> str:
+def dsml_untyped(key: str, value: str, prefix: str = DSML) -> str:
     """A parameter without the string attribute: the schema decides."""
-    return f'<{DSML}parameter name="{key}">{value}</{DSML}parameter>\n'
+    return f'<{prefix}parameter name="{key}">{value}</{prefix}parameter>\n'
 
 
 @dataclass(frozen=True, kw_only=True)
 class DsmlWire(Wire):
     empty_invoke: str = ""  # V4 writes a blank line inside an invoke without parameters
+    prefix: str = DSML  # what follows ``<`` / ``</`` in every tag name (V4.1 adds a space)
     request_extra: Mapping[str, Any] = field(default_factory=lambda: THINKING)
     thinking_off: Mapping[str, Any] | None = field(default_factory=lambda: {"thinking": False})
     verbatim: bool = False
 
     def invoke(self, name: str, *params: str) -> str:
-        return f'<{DSML}invoke name="{name}">\n{"".join(params) or self.empty_invoke}</{DSML}invoke>\n'
+        p = self.prefix
+        return f'<{p}invoke name="{name}">\n{"".join(params) or self.empty_invoke}</{p}invoke>\n'
 
     def inner(self, name: str, args: str) -> str:
         kinds = json.loads(args).items()
-        return self.invoke(name, *(dsml_string(k, v) if isinstance(v, str) else dsml_json(k, json.dumps(v))
-                                   for k, v in kinds))
+        return self.invoke(name, *(dsml_string(k, v, self.prefix) if isinstance(v, str)
+                                   else dsml_json(k, json.dumps(v), self.prefix) for k, v in kinds))
 
     def invokes(self, *invokes: str) -> str:
         """One block around invokes written with ``invoke``."""
@@ -310,7 +317,12 @@ V32 = DsmlWire(id="deepseek-v32", tool_parser="deepseek-v32", reasoning_parser="
 V4 = DsmlWire(id="deepseek-v4", tool_parser="deepseek-v4", reasoning_parser="deepseek-v4",
               open=f"<{DSML}tool_calls>", close=f"</{DSML}tool_calls>", tokenizers=DSML_TOKENIZERS,
               empty_invoke="\n", lead="\n\n", block_sep="\n\n")
-DSML_WIRES = (V32, V4)
+# DeepSeek-V4.1: V4's layout with a space after the bar in every tag and a block named ``calls``
+# (PROTOCOLS.md; no V4.1 template or tokenizer is published: V4's vocabulary stands in).
+V41 = DsmlWire(id="deepseek-v41", tool_parser="deepseek-v41", reasoning_parser="deepseek-v41",
+               open=f"<{DSML} calls>", close=f"</{DSML} calls>", tokenizers=("deepseek-v4",),
+               empty_invoke="\n", prefix=f"{DSML} ", lead="\n\n", block_sep="\n\n")
+DSML_WIRES = (V32, V4, V41)
 
 
 # ---- sections of calls: kimi-k2, deepseek-v3, deepseek-v31 -----------------------------------
@@ -324,7 +336,6 @@ class SectionWire(Wire):
     block_sep: str = ""
     request_extra: Mapping[str, Any] = field(default_factory=lambda: THINKING)
     thinking_off: Mapping[str, Any] | None = field(default_factory=lambda: {"thinking": False})
-    pseudo_token_markers: str = ""  # a regex: markers that are single tokens of a vocabulary we lack
 
     def entry(self, name: str, args: str = "{}", i: int = 0) -> str:
         """One call with its begin and end markers; ``i`` is its index in the section."""
@@ -335,12 +346,6 @@ class SectionWire(Wire):
 
     def block(self, *calls: Call) -> str:
         return self.open + self.call_sep.join(self.entry(n, a, i) for i, (n, a) in enumerate(calls)) + self.close
-
-    def chunkings(self, text: str) -> dict[str, list[str]]:
-        found = super().chunkings(text)
-        if self.pseudo_token_markers:
-            found["pseudo-tokens"] = pseudo_tokens(text, self.pseudo_token_markers)
-        return found
 
 
 def pseudo_tokens(text: str, markers: str, seed: int = 0) -> list[str]:
@@ -580,3 +585,103 @@ MINICPM5 = XmlWire(id="minicpm5", tool_parser="minicpm5", reasoning_parser="mini
                    head='<function name="', lead="\n", block_sep="\n")
 ALL_WIRES = (*ALL_WIRES, MINICPM5)
 ALL_WIRES = (*ALL_WIRES, MINIMAX_M3, HUNYUAN)
+# ---- JSON arrays of calls in one block: cohere-command, apertus ----------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class ArrayWire(Wire):
+    """One JSON array per block, one element per call (index ``i`` from 0)."""
+
+    array_open: str = "["
+    element_sep: str = ", "
+    array_close: str = "]"
+
+    def element(self, name: str, args: str, i: int = 0) -> str:
+        raise NotImplementedError
+
+    def inner(self, name: str, args: str) -> str:
+        return self.element(name, args)
+
+    def block(self, *calls: Call) -> str:
+        rows = self.element_sep.join(self.element(n, a, i) for i, (n, a) in enumerate(calls))
+        return f"{self.open}{self.array_open}{rows}{self.array_close}{self.close}"
+
+    def calls(self, *calls: Call) -> str:
+        return self.block(*calls)  # one block holds every call of a turn
+
+
+@dataclass(frozen=True, kw_only=True)
+class CohereWire(ArrayWire):
+    """``<|START_ACTION|>[{"tool_call_id": "0", "tool_name": N, "parameters": {...}}, …]<|END_ACTION|>``."""
+
+    array_open: str = "[\n    "
+    element_sep: str = ",\n    "
+    array_close: str = "\n]"
+
+    def element(self, name: str, args: str, i: int = 0) -> str:
+        return f'{{"tool_call_id": "{i}", "tool_name": {json.dumps(name, ensure_ascii=False)}, "parameters": {args}}}'
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApertusWire(ArrayWire):
+    """``<|tools_prefix|>[{"NAME": {...}}, …]<|tools_suffix|>``."""
+
+    def element(self, name: str, args: str, i: int = 0) -> str:
+        return f"{{{json.dumps(name, ensure_ascii=False)}: {args}}}"
+
+
+# No Command A / Cohere2MoE or Apertus vocabulary is here: the markers are pseudo-tokens (unverified).
+COHERE_MARKERS = r"<\|(?:START|END)_(?:ACTION|THINKING|RESPONSE|TEXT)\|>"
+COHERE = CohereWire(id="cohere-command", tool_parser="cohere-command", reasoning_parser="cohere-command",
+                    open="<|START_ACTION|>", close="<|END_ACTION|>", tokenizers=(), block_sep="",
+                    think_tag="<|START_THINKING|>", think_close="<|END_THINKING|>",
+                    pseudo_token_markers=COHERE_MARKERS)
+APERTUS_MARKERS = r"<\|(?:tools|inner)_(?:prefix|suffix)\|>"
+APERTUS = ApertusWire(id="apertus", tool_parser="apertus", reasoning_parser="apertus", open="<|tools_prefix|>",
+                      close="<|tools_suffix|>", tokenizers=(), block_sep="", think_tag="<|inner_prefix|>",
+                      think_open="<|inner_prefix|>", think_close="<|inner_suffix|>", thinking_off=None,
+                      pseudo_token_markers=APERTUS_MARKERS)
+
+
+# ---- lfm2: <|tool_call_start|>[NAME(k='raw', o={"json": true}, l=['py'])]<|tool_call_end|> ------------
+
+def lfm2_literal(value: Any) -> str:
+    """A value as LFM2.5's template writes it: strings raw in single quotes, dicts as JSON,
+    the rest as Python reprs (a string with a quote or backslash as a Python literal)."""
+    if isinstance(value, str):
+        quotable = "'" not in value and "\\" not in value and value.isprintable()
+        return f"'{value}'" if quotable else repr(value)
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else repr(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Lfm2Wire(PythonicWire):
+    pseudo_token_markers: str = r"<\|tool_call_(?:start|end)\|>|</?think>"
+
+    def inner(self, name: str, args: str) -> str:
+        return f"{name}(" + ", ".join(f"{k}={lfm2_literal(v)}" for k, v in json.loads(args).items()) + ")"
+
+
+# No LFM2 vocabulary is here: its markers are pseudo-tokens (unverified).
+LFM2 = Lfm2Wire(id="lfm2", tool_parser="lfm2", reasoning_parser="lfm2", open="<|tool_call_start|>",
+                close="<|tool_call_end|>", tokenizers=(), block_sep="", think_open="<think>", thinking_off=None)
+
+
+# ---- gigachat3: <|function_call|>{"name": N, "arguments": {...}}<|message_sep|> (3.1), role turn (3) ----
+
+@dataclass(frozen=True, kw_only=True)
+class GigaChatWire(JsonWire):
+    def role_turn(self, name: str, args: str) -> str:
+        """3.0's layout: the call as a ``function call`` role turn after the content's end."""
+        return "<|message_sep|>\n\nfunction call<|role_sep|>\n" + self.inner(name, args) + self.close
+
+
+# No GigaChat vocabulary is here: its markers are pseudo-tokens (unverified).  GigaChat 3/3.1 have
+# no reasoning markers: ``lfm2``'s plain-start <think> stands in for the matrix's reasoning cases.
+GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_parser="lfm2", open="<|function_call|>",
+                         close="<|message_sep|>", field="arguments", tokenizers=(), block_sep="\n\n",
+                         think_open="<think>", thinking_off=None,
+                         pseudo_token_markers=r"<\|(?:role_sep|message_sep|function_call)\|>|</?think>")
+
+
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, COHERE,
+                               APERTUS, LFM2, GIGACHAT3)

@@ -1,6 +1,8 @@
-"""DeepSeek-V3.2 / V4 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` elements.
+"""DeepSeek-V3.2 / V4 / V4.1 DSML: ``<｜DSML｜function_calls>`` blocks of ``invoke`` elements.
 
-Wire syntax (V4 writes ``tool_calls`` where V3.2 writes ``function_calls``)::
+Wire syntax (V4 writes ``tool_calls`` where V3.2 writes ``function_calls``; V4.1 puts a
+space after the bar in every tag name and writes ``calls``: ``<｜DSML｜ calls>``,
+``<｜DSML｜ invoke name=…>``; the dialects differ only in these tag names)::
 
     <｜DSML｜function_calls>
     <｜DSML｜invoke name="NAME">
@@ -64,13 +66,15 @@ class DeepSeekV32ToolParser(XmlToolParser):
     template_markers = (DSML, "function_calls>")
     tool_open_tags = (f"<{DSML}function_calls>",)
     tool_close_tag = f"</{DSML}function_calls>"
-    tool_close_prefixes = (f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
+    tool_close_prefixes: tuple[str, ...] = (
+        f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
     arg_value_close = END_PARAMETER
     arg_value_close_prefixes = (f"</{DSML}parameter", f"</{DSML}", "</")
     # What the template writes inside an invoke without parameters.
     empty_invoke = ""
     # The call syntax constraints are built from (lmparse.tools.syntax).
     argument_style = "deepseek_xml"
+    invoke_open = INVOKE
     parameter_open = PARAMETER
     function_close = END_INVOKE
     # Both templates write "\n\n" between the content and the block, one block per turn: a
@@ -78,7 +82,7 @@ class DeepSeekV32ToolParser(XmlToolParser):
     block_lead = block_separator = "\n\n"
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
-        return function_hook(payload, pos, INVOKE, _read_name)
+        return function_hook(payload, pos, self.invoke_open, _read_name)
 
     def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
         return arg_start_hook(payload, pos, self.parameter_open, self.function_close, self.tool_close_tag)
@@ -94,17 +98,15 @@ class DeepSeekV32ToolParser(XmlToolParser):
     def render(cls, calls: list[tuple[str, str]]) -> str:
         out = [cls.tool_open_tags[0], "\n"]
         for name, arguments in calls:
-            out.append(f'{INVOKE} name="{name}">\n')
+            out.append(f'{cls.invoke_open} name="{name}">\n')
             values = json.loads(arguments)
             for key, value in values.items():
-                if isinstance(value, str):
-                    out.append(f'{PARAMETER} name="{key}" string="true">{value}{END_PARAMETER}\n')
-                else:
-                    text = json.dumps(value, ensure_ascii=False)
-                    out.append(f'{PARAMETER} name="{key}" string="false">{text}{END_PARAMETER}\n')
+                is_text = isinstance(value, str)
+                flag, text = ("true", value) if is_text else ("false", json.dumps(value, ensure_ascii=False))
+                out.append(f'{cls.parameter_open} name="{key}" string="{flag}">{text}{cls.arg_value_close}\n')
             if not values:
                 out.append(cls.empty_invoke)
-            out.append(f"{END_INVOKE}\n")
+            out.append(f"{cls.function_close}\n")
         out.append(cls.tool_close_tag)
         return "".join(out)
 
@@ -115,5 +117,28 @@ class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
     template_markers = (DSML, "tool_calls>")
     tool_open_tags = (f"<{DSML}tool_calls>",)
     tool_close_tag = f"</{DSML}tool_calls>"
-    tool_close_prefixes = (f"</{DSML}tool_calls", f"</{DSML}tool_c", f"</{DSML}tool", f"</{DSML}", "</")
+    tool_close_prefixes: tuple[str, ...] = (f"</{DSML}tool_calls", f"</{DSML}tool_c", f"</{DSML}tool", f"</{DSML}",
+                                            "</")
     empty_invoke = "\n"
+
+
+# V4.1 writes a space after the bar in every tag name and calls its block ``calls``.
+DSML_V41 = f"{DSML} "
+
+
+@ToolParserManager.register_module("deepseek-v41")
+class DeepSeekV41ToolParser(DeepSeekV4ToolParser):
+    summary = '<｜DSML｜ calls><｜DSML｜ invoke name="N"><｜DSML｜ parameter name="K" string="true">V</…>'
+    # No V4.1 template is published; its tags would be built from the same variable.
+    template_markers = (DSML_V41, " calls>")
+    tool_open_tags = (f"<{DSML_V41}calls>",)
+    tool_close_tag = f"</{DSML_V41}calls>"
+    # Measured with the V4 tokenizer (V4.1's vocabulary is assumed shared, unverified):
+    # ``</``, ``｜DSML｜``, `` calls`` / `` parameter``, ``>``.
+    tool_close_prefixes = (f"</{DSML_V41}calls", f"</{DSML}", "</")
+    arg_value_close = f"</{DSML_V41}parameter>"
+    arg_value_close_prefixes = (f"</{DSML_V41}parameter", f"</{DSML}", "</")
+    argument_style = "deepseek_v4_1_xml"  # XGrammar's style for the spaced parameter tags
+    invoke_open = f"<{DSML_V41}invoke"
+    parameter_open = f"<{DSML_V41}parameter"
+    function_close = f"</{DSML_V41}invoke>"

@@ -54,10 +54,11 @@ class PythonicToolParser(ToolParser):
     summary = "[NAME(k=V, …), …], optionally inside <|python_start|> … <|python_end|>"
     streaming = "each call whole (identity, then its arguments) once its ')' arrives"
     tool_open_tags = (PYTHON_START,)
-    block_separator = None  # no Llama 4 template in the test data to read it from
+    block_separator: str | None = None  # no Llama 4 template in the test data to read it from
     tool_close_tag = PYTHON_END  # optional: a bare list simply ends at its "]"
     bare_start = True
     bare_start_chars = LIST_OPEN
+    json_constants = False  # ``true`` / ``false`` / ``null`` read as literals too (LFM2)
 
     def _reset_payload(self) -> None:
         self._phase = _OPEN
@@ -113,7 +114,7 @@ class PythonicToolParser(ToolParser):
         return pos
 
     def _finish_call(self, deltas: Deltas) -> None:
-        arguments, reason = call_arguments("".join(self._source))
+        arguments, reason = call_arguments("".join(self._source), self.json_constants)
         self._source = []
         if arguments is None:
             self._invalid(self._name, reason)
