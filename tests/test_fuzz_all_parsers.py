@@ -145,6 +145,12 @@ FOUND = [
      'ose|>argument<|sep|><|close|>call<|sep|><|open|>call tool="g" index="3"<|sep|><|open|>argument key="a" type='
      '"string"<|sep|>x y<|close|>argument<|sep|><|open|>argument key="b" type="number"<|sep|>2<|close|>argument<|s'
      'ep|><|close|>call<|sep|><|close|>tools<|sep|>\nDone.'),
+    # Content after a converted call (gemma4): a spelling scattered over the call's syntax
+    # (``<|`` of ``<|"|>``, ``tool_call`` of ``<tool_call|>``) ended sooner than the content's
+    # own text and was taken (the checker now takes a sooner spelling of at most two runs).
+    ("gemma4", "default", True,
+     '<think>plan</think>Sure.\n<|tool_call>call:f{}<tool_call|><|tool_call>call:g{a:<|"|>x y<|"|>,b:2}<tool_call|>'
+     '<|tool_callol_call'),
 ]
 
 

@@ -156,8 +156,8 @@ def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
         if not runs:
             break
         sooner = _runs(text[: runs[-1][0] + runs[-1][1] - 1], piece, start, True, [200])
-        if sooner is None:
-            break
+        if sooner is None or len(sooner) > 2:  # one split around one block; more is a scattered
+            break  # spelling (``<|`` of ``<|"|>``, ``tool_call`` of ``<tool_call|>``, …) that only looks sooner
         runs = sooner
     if runs is None:  # the leftover check judges what this skips
         runs, pos = [], start
