@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..registry import ReasoningParserManager
 from ..request import ParserRequest
+from ..tools.dialects.kimi_k3 import FRAMING as KIMI_K3_FRAMING, spaced_variants
 
 __all__ = ["ReasoningParser", "DefaultReasoningParser", "ReasoningParserManager", "prompt_opens_reasoning"]
 
@@ -195,8 +196,9 @@ class KimiK3ReasoningParser(ReasoningParser):
 
     start_tag = "<|open|>think<|sep|>"
     end_tag = "<|close|>think<|sep|>"
-    framing_markers = ("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>",
-                       "<|end_of_msg|>")
+    # The framing, and the think closer as a detokenizer with spaces_between_special_tokens
+    # writes it (``<|close|> think <|sep|>``): a framing marker ends reasoning too.
+    framing_markers = (*KIMI_K3_FRAMING, *spaced_variants(end_tag))
     initial_mode = "auto"
 
 
