@@ -36,8 +36,9 @@ Variants accepted:
   the text's own.
 * A length stop can cut a marker after ``<|open|>`` / ``<|close|>`` + a tag name, before its
   ``<|sep|>`` (SGLang strips those): inside a block, such a tail at the end of the reply is
-  the block's markup, not argument text (``_cut_tail``; held while the reply goes on).  In
-  the content or reasoning it is the router's to decide; there it stays text.
+  the block's markup, not argument text (``_cut_tail``), where the parser was holding it.  In
+  a raw value, text that cannot begin the value's closer was argument text as it came (the
+  template does not escape values); in the content or reasoning the router decides: text.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from bisect import bisect_right
 from typing import Any
 
 from ...registry import ToolParserManager
-from ..base import BlockStep, Deltas
+from ..base import OPEN as STEP_OPEN, BlockStep, Deltas
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import at_partial
 
@@ -159,15 +160,26 @@ class KimiK3ToolParser(XmlToolParser):
         self._lead = True  # what was consumed of the block ends at its opener or a ``<|sep|>``
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
-        # A marker cut off at the end is held (and at the end of the reply, dropped as the
-        # block's markup), also inside a value, so the stream and the complete parse agree.
-        cut = _cut_tail(text) if "<|" in text else len(text)
-        if not self._spaced and cut == len(text):
+        if final and _cut_tail(text) < len(text):
+            # A marker cut off by the end: the text goes in as a chunk first, so the parser
+            # holds what it would hold mid-stream; what it holds is then the markup dropped.
+            step = self._feed(text, deltas, False)
+            if step.status != STEP_OPEN:
+                return step
+            rest = text[step.consumed:]
+            cut = _cut_tail(rest)
+            last = self._feed(rest[:cut], deltas, True)
+            return last._replace(consumed=len(text) if last.consumed == cut else step.consumed + last.consumed)
+        return self._feed(text, deltas, final)
+
+    def _feed(self, text: str, deltas: Deltas, final: bool) -> BlockStep:
+        """``feed_tool_block`` on the text without its layout spaces, when the block opened spaced."""
+        if not self._spaced:
             return super().feed_tool_block(text, deltas, final)
-        body, removed = _squeeze(text[:cut], self._lead) if self._spaced else (text[:cut], [])
+        body, removed = _squeeze(text, self._lead)
         step = super().feed_tool_block(body, deltas, final)
         if final and step.consumed == len(body):
-            return step._replace(consumed=len(text))  # the cut tail is the block's markup
+            return step._replace(consumed=len(text))
         at = bisect_right(removed, (step.consumed, len(text)))
         consumed = step.consumed + (removed[at - 1][1] if at else 0)
         if consumed:
