@@ -194,3 +194,79 @@ def test_required_tool_choice_is_refused_not_mis_constrained():
 
     with pytest.raises(Unconstrainable):
         gbnf_for("hunyuan", TOOLS, "required")
+
+
+# ---- issue 13: the checkpoint's suffix from its vocabulary ----------------------------------------
+
+class FakeTokenizer:
+    """A vocabulary only (no Hunyuan tokenizer file exists here): what ``get_vocab`` returns."""
+
+    def __init__(self, suffix: str, tool_sep: bool = True) -> None:
+        names = ["think", "tool_calls", "tool_call", "arg_key", "arg_value", *(["tool_sep"] if tool_sep else [])]
+        tags = [f"<{n}{suffix}>" for n in names] + [f"</{n}{suffix}>" for n in names if n != "tool_sep"]
+        words = ["hello", "<", ">", "<tool_call>", "<think>x", "<|im_end|>", "city", f"<｜hy_eos{suffix}｜>"]
+        self.vocab = {t: i for i, t in enumerate([*words, *tags])}
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.vocab
+
+
+def suffixed(text: str, suffix: str) -> str:
+    return text.replace(HY, suffix)
+
+
+@pytest.mark.parametrize("suffix", [":6124c78e", ""], ids=["checkpoint_suffix", "preview_no_suffix"])
+@pytest.mark.parametrize("tool_sep", [True, False], ids=["hy_v3", "hy_v4"])
+def test_the_suffix_comes_from_the_vocabulary(suffix, tool_sep):
+    tok = FakeTokenizer(suffix, tool_sep)
+    make = lambda: create_parser(tool_parser="hunyuan", reasoning_parser="hunyuan", tokenizer=tok,  # noqa: E731
+                                 request={"tools": TOOLS, "chat_template_kwargs": {"reasoning_effort": "high"}})
+    layout = HUNYUAN.block(WEATHER) if tool_sep else v4_block(v4_call("get_weather", {"city": "Rome", "days": "2"}))
+    text = suffixed(f"plan</think{HY}>Sure." + layout, suffix)
+    check_parse(make, text, Expected("Sure.", "plan", [WEATHER]))
+
+
+def test_the_default_suffix_stays_text_under_another_vocabulary():
+    tok = FakeTokenizer(":6124c78e")
+    p = create_parser(tool_parser="hunyuan", tokenizer=tok, request={"tools": TOOLS})
+    text = HUNYUAN.block(WEATHER)
+    assert (p.parse_complete(text).content, p.parse_complete(text).tool_calls) == (text, [])
+
+
+@pytest.mark.parametrize("tool_sep,v4", [(True, False), (False, True)])
+def test_the_layout_is_hy_v3_iff_the_vocabulary_has_tool_sep(tool_sep, v4):
+    from lmparse.tools.dialects.hunyuan import HunyuanToolParser, detect_vocab
+
+    found = detect_vocab(FakeTokenizer(":abc", tool_sep).get_vocab())
+    assert found is not None and (found.suffix, found.v4) == (":abc", v4)
+    cls = HunyuanToolParser.for_tokenizer(FakeTokenizer(":abc", tool_sep))
+    rendered = cls.render([("f", '{"a": 1}')])
+    assert ("<tool_sep:abc>" in rendered, "\n" in rendered) == (not v4, not v4)
+    assert cls.tool_open_tags == ("<tool_calls:abc>",)
+
+
+def test_hy_v4_vocabulary_defaults_to_high_effort():
+    """vLLM's ``hy_v4`` assumes ``high`` when the request names no effort; Hy3's template ``no_think``."""
+    for tool_sep, reasoning in ((True, None), (False, "plan")):
+        p = create_parser(tool_parser="hunyuan", reasoning_parser="hunyuan", tokenizer=FakeTokenizer(":s", tool_sep),
+                          request={"tools": TOOLS})
+        assert p.parse_complete("plan</think:s>ok").reasoning_content == reasoning
+
+
+def test_a_vocabulary_without_hunyuan_tags_keeps_the_default():
+    class Other:
+        def get_vocab(self):
+            return {"<think>": 1, "</think>": 2, "hello": 3}
+
+    p = create_parser(tool_parser="hunyuan", tokenizer=Other(), request={"tools": TOOLS})
+    assert p.parse_complete(HUNYUAN.block(WEATHER)).tool_calls[0].function.name == "get_weather"
+
+
+def test_the_vocabulary_is_scanned_once_per_tokenizer():
+    tok = FakeTokenizer(":x")
+    calls = []
+    real = tok.get_vocab
+    tok.get_vocab = lambda: calls.append(1) or real()
+    for _ in range(3):
+        create_parser(tool_parser="hunyuan", reasoning_parser="hunyuan", tokenizer=tok, request={"tools": TOOLS})
+    assert len(calls) == 1
