@@ -140,7 +140,7 @@ def _read_name(text: str, pos: int) -> Found[tuple[str, int]]:
 class KimiK3ToolParser(XmlToolParser):
     summary = '<|open|>tools<|sep|><|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V…'
     tool_open_tags = (TOOLS, SPACED_TOOLS, " " + SPACED_TOOLS)
-    template_markers = (TOOLS, END_TOOLS, ARGUMENT, END_CALL)  # the template writes no spaced form
+    template_markers = (TOOLS, END_TOOLS, ARGUMENT, END_ARGUMENT, END_CALL)  # the template writes no spaced form
     tool_close_tag = END_TOOLS
     tool_close_prefixes = (f"{CLOSE}tools", CLOSE)  # unverified (tag names are ordinary text)
     arg_value_close = END_ARGUMENT
