@@ -57,9 +57,10 @@ def create_parser(
     cls = ResponseParserManager.get(response_parser or "default")
     if tool_parser == "auto":
         tool_parser = select_tool_parser(chat_template, _vocabulary(tokenizer))
-    tool = ToolParserManager.get(tool_parser)(req) if tool_parser else None
+    tool = _for_tokenizer(ToolParserManager.get(tool_parser), tokenizer)(req) if tool_parser else None
     tail = prompt_tail(prompt, prompt_token_ids, tokenizer)
-    reasoner = ReasoningParserManager.get(reasoning_parser)(req, tail) if reasoning_parser else None
+    reasoner = (_for_tokenizer(ReasoningParserManager.get(reasoning_parser), tokenizer)(req, tail)
+                if reasoning_parser else None)
     return cls(req, tool_parser=tool, reasoning_parser=reasoner, tokenizer=tokenizer)
 
 
@@ -88,6 +89,13 @@ def prompt_tail(prompt: str | None, prompt_token_ids: Sequence[int] | None, toke
     except TypeError:  # a decoder without the switch
         text = decode(ids)
     return text[-PROMPT_TAIL:] if isinstance(text, str) else None
+
+
+def _for_tokenizer(cls: Any, tokenizer: Any) -> Any:
+    """A parser class that reads markers off the vocabulary (Hunyuan's tag suffix) as the
+    tokenizer has them; any other class as it is."""
+    resolve = getattr(cls, "for_tokenizer", None) if tokenizer is not None else None
+    return resolve(tokenizer) if resolve is not None else cls
 
 
 def _vocabulary(tokenizer: Any) -> list[str]:

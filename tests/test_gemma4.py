@@ -291,3 +291,69 @@ def test_reasoning_renders_with_its_label_and_parses_back():
     written = ReasoningParserManager.get("gemma4").render("Paris, then.")
     assert written == "<|channel>thought\nParis, then.<channel|>"
     assert result_of(parser().parse_complete(written + "Sunny.")) == ("Sunny.", "Paris, then.", [])
+
+
+# ---- issue 13 variants: what real replies add to the template's syntax --------------------------
+
+PARIS = "{city:" + Q + "Paris" + Q + ",days:3}"
+MORE_VARIANTS = [
+    ("parenthesised_arguments", "<|tool_call>call:get_weather(city:" + Q + "Paris" + Q + ",days:3)<tool_call|>",
+     Expected(None, None, WEATHER)),
+    ("parenthesised_string_holding_a_paren", "<|tool_call>call:f(s:" + Q + "a) b" + Q + ")<tool_call|>",
+     Expected(None, None, [("f", '{"s": "a) b"}')])),
+    ("eos_in_place_of_tool_response", CALL + "<eos>", Expected(None, None, WEATHER)),
+    ("eos_after_content_after_calls", CALL + "Done.<eos>", Expected("Done.", None, WEATHER)),
+    ("eos_without_a_call_stays_text", "Hi.<eos>", Expected("Hi.<eos>")),
+    ("stray_trailing_channel_close", "ok<channel|>", Expected("ok")),
+    ("doubled_channel_open_after_content", "ok<|channel><|channel>thought\nhm<channel|>", Expected("ok", "hm")),
+    ("thought_word_later_is_content", "I thought\nso.", Expected("I thought\nso.")),
+    ("thought_without_newline_is_content", "thoughtful", Expected("thoughtful")),
+    ("bare_call_prose_is_text", "call:get_weather{days:3} is how to call it", Expected(
+        "call:get_weather{days:3} is how to call it")),
+    ("bare_call_of_an_unoffered_tool_is_text", "call:zzz{a:1}", Expected("call:zzz{a:1}")),
+    ("bare_call_after_text_is_text", "See call:get_weather" + PARIS, Expected("See call:get_weather" + PARIS)),
+    ("bare_call_broken_is_text", "call:get_weather{ab<b>", Expected("call:get_weather{ab<b>")),
+    ("bare_call_cut_off_is_text", "call:get_weather{city:" + Q + "Par", Expected("call:get_weather{city:" + Q + "Par")),
+    ("bare_call_whole_reply", "call:get_weather" + PARIS, Expected(None, None, WEATHER)),
+    ("bare_call_tag_form", "  <call>get_weather" + PARIS + "\n", Expected("\n", None, WEATHER)),
+]
+
+
+@pytest.mark.parametrize("text,expected", [v[1:] for v in MORE_VARIANTS], ids=[v[0] for v in MORE_VARIANTS])
+def test_more_wire_variants(text, expected):
+    check_parse(parser, text, expected, real_token_chunkings(text, GEMMA4.tokenizers))
+
+
+def test_parenthesised_arguments_stream_as_they_grow():
+    steps = arguments_after(parser(), ["<|tool_call>call:f(s:", Q, "ab", "c", Q, ")", "<tool_call|>"])
+    assert steps[2:6] == ['{"s": "ab', '{"s": "abc', '{"s": "abc"', '{"s": "abc"}']
+
+
+def test_a_bare_call_needs_offered_tools():
+    """With no tools offered every name is accepted, so no name proves a bare call: text."""
+    m = create_parser(tool_parser="gemma4", reasoning_parser="gemma4").parse_complete("call:f{a:1}")
+    assert (m.content, m.tool_calls) == ("call:f{a:1}", [])
+
+
+def each_chunking(text: str):
+    runs = {"whole": [text], "chars": list(text)}
+    runs.update(real_token_chunkings(text, GEMMA4.tokenizers))
+    runs.update((f"random{seed}", random_chunks(text, random.Random(seed), 5)) for seed in range(6))
+    return runs.values()
+
+
+@pytest.mark.parametrize("rest,want", [("Hello.", ("Hello.", None, [])), ("", (None, None, [])),
+                                       ("Sure." + CALL, ("Sure.", None, WEATHER))])
+def test_spurious_thought_label_at_the_start_is_dropped_and_recorded(rest, want):
+    """With thinking off the model may still write the channel's label first (vLLM strips
+    it): only ``thought`` + newline, only at the very start of the reply; kept in ``dropped``."""
+    from .support.stream import check_invariants, feed, folded
+
+    text = "thought\n" + rest
+    for chunks in each_chunking(text):
+        p = parser()
+        deltas = feed(p, chunks)
+        assert folded(deltas) == want, chunks
+        records = [d for d in p.dropped if d.text == "thought\n"]
+        assert len(records) == 1, p.dropped
+        check_invariants(deltas, text, [d.text for d in p.dropped if d.text])

@@ -167,8 +167,17 @@ def test_template_round_trip(scenario, with_reasoning):
 keys = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
 HAZARDS = ["<", ">", "</", "\n", " ", '"', "{", "}", "\\", ":opensource>", "<arg_key>", "</arg_value>",
            "<tool_call>", "</think:opensource>", "<tool_sep" + HY]
+def _json_string(text: str) -> bool:
+    """``"x"`` written raw for an untyped parameter reads back as the JSON string ``x``, as in
+    vLLM (untyped values try JSON first): the known ambiguity, not a round trip to test."""
+    try:
+        return isinstance(json.loads(text), str)
+    except ValueError:
+        return False
+
+
 strings = st.lists(st.sampled_from(HAZARDS) | st.text(max_size=3), max_size=8).map("".join).filter(
-    lambda s: "</arg_value" + HY not in s)
+    lambda s: "</arg_value" + HY not in s and not _json_string(s))
 prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<"),
                 max_size=20).map(
     lambda s: "«" + s if s else s)  # a lead no marker holds: the conservation check's matching cannot take
@@ -194,3 +203,102 @@ def test_required_tool_choice_is_refused_not_mis_constrained():
 
     with pytest.raises(Unconstrainable):
         gbnf_for("hunyuan", TOOLS, "required")
+
+
+# ---- issue 13: the checkpoint's suffix from its vocabulary ----------------------------------------
+
+class FakeTokenizer:
+    """A vocabulary only (no Hunyuan tokenizer file exists here): what ``get_vocab`` returns."""
+
+    def __init__(self, suffix: str, tool_sep: bool = True) -> None:
+        names = ["think", "tool_calls", "tool_call", "arg_key", "arg_value", *(["tool_sep"] if tool_sep else [])]
+        tags = [f"<{n}{suffix}>" for n in names] + [f"</{n}{suffix}>" for n in names if n != "tool_sep"]
+        words = ["hello", "<", ">", "<tool_call>", "<think>x", "<|im_end|>", "city", f"<｜hy_eos{suffix}｜>"]
+        self.vocab = {t: i for i, t in enumerate([*words, *tags])}
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.vocab
+
+
+def suffixed(text: str, suffix: str) -> str:
+    return text.replace(HY, suffix)
+
+
+@pytest.mark.parametrize("suffix", [":6124c78e", ""], ids=["checkpoint_suffix", "preview_no_suffix"])
+@pytest.mark.parametrize("tool_sep", [True, False], ids=["hy_v3", "hy_v4"])
+def test_the_suffix_comes_from_the_vocabulary(suffix, tool_sep):
+    tok = FakeTokenizer(suffix, tool_sep)
+    make = lambda: create_parser(tool_parser="hunyuan", reasoning_parser="hunyuan", tokenizer=tok,  # noqa: E731
+                                 request={"tools": TOOLS, "chat_template_kwargs": {"reasoning_effort": "high"}})
+    layout = HUNYUAN.block(WEATHER) if tool_sep else v4_block(v4_call("get_weather", {"city": "Rome", "days": "2"}))
+    text = suffixed(f"plan</think{HY}>Sure." + layout, suffix)
+    check_parse(make, text, Expected("Sure.", "plan", [WEATHER]))
+
+
+def test_the_default_suffix_stays_text_under_another_vocabulary():
+    tok = FakeTokenizer(":6124c78e")
+    p = create_parser(tool_parser="hunyuan", tokenizer=tok, request={"tools": TOOLS})
+    text = HUNYUAN.block(WEATHER)
+    assert (p.parse_complete(text).content, p.parse_complete(text).tool_calls) == (text, [])
+
+
+@pytest.mark.parametrize("tool_sep,v4", [(True, False), (False, True)])
+def test_the_layout_is_hy_v3_iff_the_vocabulary_has_tool_sep(tool_sep, v4):
+    from lmparse.tools.dialects.hunyuan import HunyuanToolParser, detect_vocab
+
+    found = detect_vocab(FakeTokenizer(":abc", tool_sep).get_vocab())
+    assert found is not None and (found.suffix, found.v4) == (":abc", v4)
+    cls = HunyuanToolParser.for_tokenizer(FakeTokenizer(":abc", tool_sep))
+    rendered = cls.render([("f", '{"a": 1}')])
+    assert ("<tool_sep:abc>" in rendered, "\n" in rendered) == (not v4, not v4)
+    assert cls.tool_open_tags == ("<tool_calls:abc>",)
+
+
+def test_hy_v4_vocabulary_defaults_to_high_effort():
+    """vLLM's ``hy_v4`` assumes ``high`` when the request names no effort; Hy3's template ``no_think``."""
+    for tool_sep, reasoning in ((True, None), (False, "plan")):
+        p = create_parser(tool_parser="hunyuan", reasoning_parser="hunyuan", tokenizer=FakeTokenizer(":s", tool_sep),
+                          request={"tools": TOOLS})
+        assert p.parse_complete("plan</think:s>ok").reasoning_content == reasoning
+
+
+def test_a_vocabulary_without_hunyuan_tags_keeps_the_default():
+    class Other:
+        def get_vocab(self):
+            return {"<think>": 1, "</think>": 2, "hello": 3}
+
+    p = create_parser(tool_parser="hunyuan", tokenizer=Other(), request={"tools": TOOLS})
+    assert p.parse_complete(HUNYUAN.block(WEATHER)).tool_calls[0].function.name == "get_weather"
+
+
+def test_the_vocabulary_is_scanned_once_per_tokenizer():
+    tok = FakeTokenizer(":x")
+    calls = []
+    real = tok.get_vocab
+    tok.get_vocab = lambda: calls.append(1) or real()
+    for _ in range(3):
+        create_parser(tool_parser="hunyuan", reasoning_parser="hunyuan", tokenizer=tok, request={"tools": TOOLS})
+    assert len(calls) == 1
+
+
+def test_serve_model_dir_reads_the_suffix_from_tokenizer_config(tmp_path):
+    """``lmparse serve --model DIR``: the added tokens of the directory's tokenizer_config.json
+    reach the parsers (a Qwen3 tokenizer.json stands in: none exists for Hunyuan)."""
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("httpx")
+    pytest.importorskip("jinja2")
+    from lmparse.request import normalize_request
+    from lmparse.serve.app import upstream_binding
+    from lmparse.serve.families import get_family
+
+    from .support.model_dir import qwen3_model_dir
+
+    model = qwen3_model_dir(tmp_path, chat_template="{{ messages[0].content }}")
+    path = model / "tokenizer_config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    added = {str(200000 + i): {"content": t, "special": True} for i, t in enumerate(FakeTokenizer(":6124c78e").vocab)}
+    path.write_text(json.dumps({**config, "added_tokens_decoder": added}), encoding="utf-8")
+    binding = upstream_binding(get_family("hunyuan"), "vllm", "http://unused", model_dir=model)
+    p = binding.new_parser(normalize_request({"tools": TOOLS}))
+    m = p.parse_complete(suffixed(HUNYUAN.block(WEATHER), ":6124c78e"))
+    assert [(c.function.name, c.function.arguments) for c in m.tool_calls] == [WEATHER]

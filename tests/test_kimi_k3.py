@@ -224,3 +224,88 @@ def test_render_round_trip(calls, reasoning, content, seed):
     assert decoded(result_of(parser(request).parse_complete(text))) == want
     check_chunkings(lambda: parser(request), text, want, (list(text), random_chunks(text, random.Random(seed), 9)),
                     decoded)
+
+
+# ---- issue 13 variants: spaced markers, cut markers ---------------------------------------------
+
+def spaced(text: str) -> str:
+    """``text`` as vLLM's detokenizer writes it with ``spaces_between_special_tokens``: a space
+    inside every marker (between ``<|open|>`` / ``<|close|>`` and the tag, before ``<|sep|>``)
+    and between two markers."""
+    for bracket in ("<|open|>", "<|close|>"):
+        text = text.replace(bracket, bracket + " ")
+    return text.replace("<|sep|>", " <|sep|>").replace("|><|", "|> <|")
+
+
+SPACED_CALL = call("get_weather", xtml_argument("city", "Oslo"), xtml_argument("days", 3))
+SPACED = [
+    ("tools_block", f"{THINK_END}{RESPONSE}Hi.{END_RESPONSE}{tools(SPACED_CALL)}{END_MESSAGE}", None,
+     ("Hi.", None, [("get_weather", '{"city": "Oslo", "days": 3}')])),
+    ("think_closer", f"hmm{THINK_END}{RESPONSE}Hi.{END_RESPONSE}{END_MESSAGE}", None, ("Hi.", "hmm", [])),
+    ("think_closer_skipped", f"hmm{RESPONSE}Hi.{END_RESPONSE}{END_MESSAGE}", None, ("Hi.", "hmm", [])),
+    ("thinking_off", f"Hi.{END_RESPONSE}{tools(SPACED_CALL)}{END_MESSAGE}", OFF,
+     ("Hi.", None, [("get_weather", '{"city": "Oslo", "days": 3}')])),
+    ("json_form", THINK_END + tools(call("f", '<|open|>json type="object"<|sep|>{"a": 1}<|close|>json<|sep|>')), None,
+     (None, None, [("f", '{"a": 1}')])),
+]
+
+
+@pytest.mark.parametrize("text,request_,expected", [c[1:] for c in SPACED], ids=[c[0] for c in SPACED])
+def test_spaces_inside_markers_are_layout(text, request_, expected):
+    request = {"tools": TOOLS, **(request_ or {})}
+    check_parse(lambda: parser(request), spaced(text), Expected(*expected))
+
+
+def test_spaces_inside_markers_without_tools():
+    check_parse(lambda: parser({**OFF}), spaced(f"Hi.{END_RESPONSE}{END_MESSAGE}"), Expected("Hi."))
+
+
+CUT_INSIDE = [
+    ("call_opener", '<|open|>call tool="get_weather" index="2"', []),
+    ("call_opener_bare", "<|open|>call", []),
+    ("argument_opener", '<|open|>call tool="f" index="2"<|sep|><|open|>argument key="a" type="str', [("f", "{}")]),
+    ("call_closer", "<|close|>call", []),
+    ("tools_closer_spaced", "<|close|> tools", []),
+]
+
+
+@pytest.mark.parametrize("cut,more", [c[1:] for c in CUT_INSIDE], ids=[c[0] for c in CUT_INSIDE])
+def test_a_length_stop_inside_an_element_leaks_no_markup(cut, more):
+    text = THINK_END + KIMI_K3.open + WEATHER + cut
+    got = check_parse(parser, text)
+    assert got == (None, None, [("get_weather", '{"city": "Oslo"}'), *more])
+
+
+def test_a_length_stop_inside_a_value_closer_leaks_no_markup():
+    text = THINK_END + KIMI_K3.open + call("f", xtml_argument("a", "v"))[:-len("<|close|>call<|sep|>")].replace(
+        "<|close|>argument<|sep|>", "<|close|>argument")
+    assert check_parse(parser, text) == (None, None, [("f", '{"a": "v"}')])
+
+
+def spaced_block(calls) -> str:
+    """The tools block with every marker spaced (values as the template writes them)."""
+    parts = [spaced(KIMI_K3.open)]
+    for i, (name, arguments) in enumerate(calls, 1):
+        parts.append(spaced(f'<|open|>call tool="{xtml_attribute(name)}" index="{i}"<|sep|>'))
+        for key, value in arguments.items():
+            head, _, rest = xtml_argument(key, value).partition("<|sep|>")
+            body = rest[:-len("<|close|>argument<|sep|>")]
+            parts.append(spaced(head + "<|sep|>") + body + spaced("<|close|>argument<|sep|>"))
+        parts.append(spaced("<|close|>call<|sep|>"))
+    return " ".join(parts) + " " + spaced(KIMI_K3.close)
+
+
+plain_values = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<"),
+                       min_size=1, max_size=8).filter(lambda s: s == s.strip()) | st.integers(-99, 99) | st.booleans()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(names, st.dictionaries(st.from_regex(r"[a-z]{1,4}", fullmatch=True), plain_values,
+                                                 max_size=3)), min_size=1, max_size=3), st.integers(0, 1000))
+def test_spaced_markers_round_trip(calls, seed):
+    text = spaced(f"{THINK_END}{RESPONSE}Hi.{END_RESPONSE}") + " " + spaced_block(calls) + " " + spaced(END_MESSAGE)
+    request = {"tools": [{"type": "function", "function": {"name": n}} for n in {n for n, _ in calls}]}
+    want = ("Hi.", None, [(n, a) for n, a in calls])
+    assert decoded(result_of(parser(request).parse_complete(text))) == want
+    check_chunkings(lambda: parser(request), text, want, (list(text), random_chunks(text, random.Random(seed), 9)),
+                    decoded)

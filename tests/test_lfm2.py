@@ -137,3 +137,36 @@ def test_render_round_trip(calls, reasoning, content, seed):
 
     want = (content or None, reasoning or None, [(n, a) for n, a in calls])
     check_round_trip(make, text, want, seed)
+
+
+# ---- issue 13: the echo variant ------------------------------------------------------------------
+
+BODY = "[get_weather(city='Oslo')]"
+BLOCK = f"<|tool_call_start|>{BODY}<|tool_call_end|>"
+OSLO = [("get_weather", '{"city": "Oslo"}')]
+ECHOES = [
+    ("echo_closed_by_an_orphan_end", f"Sure.{BLOCK}{BODY}<|tool_call_end|>", "Sure.", BODY + "<|tool_call_end|>"),
+    ("echo_then_content", f"{BLOCK}{BODY}<|tool_call_end|>Done.", "Done.", BODY + "<|tool_call_end|>"),
+    ("echo_after_a_newline", f"{BLOCK}\n{BODY}<|tool_call_end|>", None, BODY + "<|tool_call_end|>"),
+]
+
+
+@pytest.mark.parametrize("text,content,echo", [v[1:] for v in ECHOES], ids=[v[0] for v in ECHOES])
+def test_an_echo_of_the_call_is_recorded_in_dropped(text, content, echo):
+    from .support.stream import check_invariants, chunkings as all_chunkings, feed, folded
+
+    runs = [*all_chunkings(text).values(), *chunkings(text).values()]
+    for chunks in runs:
+        p = parser()
+        deltas = feed(p, chunks)
+        assert folded(deltas) == (content, None, OSLO), chunks
+        assert [(d.reason, d.text) for d in p.dropped] == [(
+            "an echo of the call after its end marker, closed by an orphan end marker", echo)], chunks
+        check_invariants(deltas, text)  # (the converted call's own stretch accounts the echo)
+
+
+@pytest.mark.parametrize("after", ["[1] is a list", "[see above]", " and then", "[x]<|tool_call_start|>[f()]"])
+def test_text_after_the_block_that_is_no_echo_stays_content(after):
+    text = BLOCK + after
+    got = check_parse(parser, text, None, chunkings(text))
+    assert got[0] is not None and got[0].startswith(after.split("<")[0]) and got[2][0] == OSLO[0]

@@ -177,3 +177,28 @@ def test_render_round_trip(calls, content, seed):
     assert decoded(result_of(parser(request).parse_complete(text))) == want
     check_chunkings(lambda: parser(request), text, want, (list(text), random_chunks(text, random.Random(seed), 9)),
                     decoded)
+
+
+# ---- issue 13 variants ---------------------------------------------------------------------------
+
+COLLAPSED = [
+    ("collapsed_function_and_param", '<functionname="f"><paramname="a">1</param></function>', [("f", '{"a": "1"}')]),
+    ("collapsed_after_content", 'Hi.\n<functionname="f"><paramname="a"><![CDATA[x<y]]></param></function>',
+     [("f", '{"a": "x<y"}')]),
+    ("collapsed_single_quoted", "<functionname='f'><paramname='a'>1</param><param name='b'>2</param></function>",
+     [("f", '{"a": "1", "b": "2"}')]),
+    ("collapsed_two_calls", '<functionname="f"></function>\n<functionname="g"><paramname="a">x</param></function>',
+     [("f", "{}"), ("g", '{"a": "x"}')]),
+    ("collapsed_missing_close_ends_at_the_next", '<functionname="f"><paramname="a">x</param>'
+     '<functionname="g"></function>', [("f", '{"a": "x"}'), ("g", "{}")]),
+]
+
+
+@pytest.mark.parametrize("text,calls", [v[1:] for v in COLLAPSED], ids=[v[0] for v in COLLAPSED])
+def test_collapsed_tags_parse_like_the_templates(text, calls):
+    content = "Hi." if text.startswith("Hi.") else None
+    check_parse(parser, text, Expected(content, None, calls))
+
+
+def test_prose_mentioning_the_collapsed_tag_stays_text():
+    check_parse(parser, "Write <functionname= to call.", Expected("Write <functionname= to call."))

@@ -285,3 +285,45 @@ def test_layout_before_text_that_breaks_the_members_is_not_lost_at_a_chunk_bound
 
     check_chunkings(make, text, result_of(make().parse_complete(text)), (list(text),))
     assert " name=" in (make().parse_complete(text).content or "")
+
+
+# ---- issue 13 variants: whitespace after NS, broken calls recorded -------------------------------
+
+SPACED = [
+    ("space_after_ns_everywhere", f"Hi.{NS} <tool_call>\n{NS} <invoke name=\"get_weather\">{NS} <city>Oslo"
+     f"{NS} </city>{NS} </invoke>\n{NS} </tool_call>", Expected("Hi.", None, [("get_weather", '{"city": "Oslo"}')])),
+    ("newline_after_ns_in_the_opener", f"{NS}\n<tool_call>\n" + invoke("get_weather", el("city", "Oslo")) + f"{NS}</tool_call>",
+     Expected(None, None, [("get_weather", '{"city": "Oslo"}')])),
+    ("space_after_ns_inside_nested_values", block(f'{NS}<invoke name="get_weather">{NS} <opts>{NS} <unit>c{NS} </unit>'
+     f"{NS} </opts>{NS} <tags>{NS} <item>a{NS} </item>{NS} </tags>{NS} </invoke>\n"),
+     Expected(None, None, [("get_weather", '{"opts": {"unit": "c"}, "tags": ["a"]}')])),
+    ("space_after_ns_before_prose_is_still_value_text", block(f'{NS}<invoke name="get_weather">{NS}<city>a{NS} b'
+     f"{NS}</city>{NS}</invoke>\n"), Expected(None, None, [("get_weather", json.dumps({"city": f"a{NS} b"}))])),
+]
+
+
+@pytest.mark.parametrize("text,expected", [v[1:] for v in SPACED], ids=[v[0] for v in SPACED])
+def test_whitespace_between_the_namespace_and_its_tag_is_layout(text, expected):
+    check_parse(parser, text, expected, real_token_chunkings(text, MINIMAX_M3.tokenizers))
+
+
+BROKEN = [
+    ("text_after_a_parameter", block(f'{NS}<invoke name="f">{NS}<a>x{NS}</a>xx{NS}</invoke>\n'),
+     [("f", '{"a": "x"}')], f"xx{NS}</invoke>"),
+    ("garbled_invoke", block(invoke("f", ""), f"{NS}<invoke nam"), [("f", "{}")], f"{NS}<invoke nam"),
+    ("text_where_a_parameter_belongs", block(f'{NS}<invoke name="f">oops{NS}</invoke>\n'), [("f", "{}")],
+     f"oops{NS}</invoke>"),
+]
+
+
+@pytest.mark.parametrize("text,calls,markup", [v[1:] for v in BROKEN], ids=[v[0] for v in BROKEN])
+def test_a_broken_calls_markup_is_recorded_in_dropped(text, calls, markup):
+    from .support.stream import check_invariants, chunkings, feed, folded
+
+    for chunks in [*chunkings(text).values(), *real_token_chunkings(text, MINIMAX_M3.tokenizers).values()]:
+        p = parser()
+        deltas = feed(p, chunks)
+        assert folded(deltas) == (None, None, calls), chunks
+        assert [(d.reason, d.text) for d in p.dropped] == [("a broken call's markup, up to the block's closer",
+                                                              markup)], chunks
+        check_invariants(deltas, text)  # (the converted call's own stretch accounts the markup)

@@ -13,8 +13,12 @@ block, or nothing so that the model decides).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..registry import ReasoningParserManager
 from ..request import ParserRequest
+from ..tools.dialects.hunyuan import tokenizer_vocab
+from ..tools.dialects.kimi_k3 import FRAMING as KIMI_K3_FRAMING, spaced_variants
 
 __all__ = ["ReasoningParser", "DefaultReasoningParser", "ReasoningParserManager", "prompt_opens_reasoning"]
 
@@ -195,8 +199,9 @@ class KimiK3ReasoningParser(ReasoningParser):
 
     start_tag = "<|open|>think<|sep|>"
     end_tag = "<|close|>think<|sep|>"
-    framing_markers = ("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>",
-                       "<|end_of_msg|>")
+    # The framing, and the think closer as a detokenizer with spaces_between_special_tokens
+    # writes it (``<|close|> think <|sep|>``): a framing marker ends reasoning too.
+    framing_markers = (*KIMI_K3_FRAMING, *spaced_variants(end_tag))
     initial_mode = "auto"
 
 
@@ -243,11 +248,35 @@ class HunyuanReasoningParser(ReasoningParser):
     initial_mode = "auto"
     default_effort = "no_think"  # the Hy3 template's (and vLLM hy_v3's) default
 
+    @classmethod
+    def for_tokenizer(cls, tokenizer: Any) -> type[ReasoningParser]:
+        """The tags with the suffix the tokenizer's vocabulary has, and HY-V4's default effort
+        when it has no ``<tool_sep…>`` (``lmparse.tools.dialects.hunyuan``); unchanged without
+        Hunyuan tags."""
+        found = tokenizer_vocab(tokenizer)
+        if found is None:
+            return cls
+        return _hunyuan_reasoning(cls, found.suffix, "high" if found.v4 else cls.default_effort)
+
     def starts_in_reasoning(self) -> bool:
         effort = self.request.template_kwargs.get("reasoning_effort")
         if effort is None and self.request.thinking is not None:
             return self.request.thinking
         return _HUNYUAN_EFFORT.get(str(effort or self.default_effort), False)
+
+
+_HUNYUAN_CLASSES: dict[tuple[type, str, str], type[ReasoningParser]] = {}
+
+
+def _hunyuan_reasoning(base: type[HunyuanReasoningParser], suffix: str, effort: str) -> type[ReasoningParser]:
+    """One class per (parser, suffix, default effort)."""
+    if f"<think{suffix}>" == base.start_tag and effort == base.default_effort:
+        return base
+    key = (base, suffix, effort)
+    if key not in _HUNYUAN_CLASSES:
+        _HUNYUAN_CLASSES[key] = type(base.__name__, (base,), {
+            "start_tag": f"<think{suffix}>", "end_tag": f"</think{suffix}>", "default_effort": effort})
+    return _HUNYUAN_CLASSES[key]
 
 
 @ReasoningParserManager.register_module("hy-v4")

@@ -56,6 +56,9 @@ class ModelBinding:
         self.response_template = response_template  # the model's own, when it is what parses
         # The model's end-of-turn tokens (generation_config.json), when its directory was given.
         self.stop_token_ids: tuple[int, ...] = ()
+        # Its added tokens (tokenizer_config.json), when its directory was given: parsers
+        # that read markers off the vocabulary (Hunyuan's tag suffix) get them.
+        self.vocabulary: object = None
         # One parser now, so what parsers load once per process (Harmony's encoding: 0.2 s
         # with the GIL held) loads at startup, not under the first request.
         self.new_parser(ParserRequest.accept_all())
@@ -66,7 +69,8 @@ class ModelBinding:
         if self.response_template is not None:
             return create_parser(response_template=self.response_template, request=request, prompt=prompt)
         return create_parser(tool_parser=f.tool_parser, reasoning_parser=f.reasoning_parser,
-                             response_parser=f.response_parser, request=request, prompt=prompt)
+                             response_parser=f.response_parser, request=request, prompt=prompt,
+                             tokenizer=self.vocabulary)
 
 
 def resolve_auto(family: Family, template: Any) -> Family:
@@ -135,6 +139,7 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
     binding = ModelBinding(names or [family.name], family, upstream, reasoning_field, response_template)
     if files is not None:
         binding.stop_token_ids = files.stop_token_ids
+        binding.vocabulary = files.vocabulary
     logger.info("model %s: %s at %s (%s), template %s, tokenizer %s%s", ", ".join(binding.names), engine, url,
                 family.name, template.name if template else "ChatML fallback", tokenizer.name,
                 f", end-of-turn tokens {list(files.stop_token_ids)}" if files and files.stop_token_ids else "")

@@ -32,6 +32,28 @@ class ModelFiles:
     stop_token_ids: tuple[int, ...]  # generation_config.json's eos_token_id, else the EOS token's id
     stop_texts: tuple[str, ...]  # those tokens' texts
     response_template: dict[str, Any] | None = None  # tokenizer_config.json's response_template
+    # tokenizer_config.json's added tokens, for parsers that read markers off the vocabulary
+    # (Hunyuan's tag suffix: ``create_parser(tokenizer=...)``).
+    vocabulary: AddedTokens | None = None
+
+
+class AddedTokens:
+    """The ``get_vocab()`` of a model's added tokens (``added_tokens_decoder``): text -> id."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        self._vocab = vocab
+
+    def get_vocab(self) -> dict[str, int]:
+        return self._vocab
+
+
+def _added_tokens(config: dict[str, Any]) -> AddedTokens | None:
+    decoder = config.get("added_tokens_decoder")
+    if not isinstance(decoder, dict):
+        return None
+    vocab = {entry["content"]: int(i) for i, entry in decoder.items()
+             if isinstance(entry, dict) and isinstance(entry.get("content"), str) and str(i).isdigit()}
+    return AddedTokens(vocab) if vocab else None
 
 
 def _ids(value: Any) -> tuple[int, ...]:
@@ -57,4 +79,4 @@ def load_model_dir(path: str | Path) -> ModelFiles:
     texts = tuple(t for t in (tokenizer.decode_one(i) for i in ids) if t)
     declared = config.get("response_template")
     return ModelFiles(root, tokenizer, load_model_template(root), bos, eos, ids, texts,
-                      declared if isinstance(declared, dict) else None)
+                      declared if isinstance(declared, dict) else None, _added_tokens(config))

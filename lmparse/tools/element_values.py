@@ -17,8 +17,8 @@ is buffered and converted at its closer by ``xml.convert_value`` (the XML dialec
 rule); an empty element is ``[]`` / ``{}`` when the schema says container, else ``""``.
 Strings are raw: ``<``, ``>`` and newlines are data, and only a prefixed closer of an open
 element ends a value (one whose own closer is missing ends at its parent's or the
-function's).  Whitespace between elements is layout.  Text is scanned once: held text is
-at most a partial tag (bounded by ``_MAX_NAME``).
+function's).  Whitespace between elements, and between the prefix and its tag, is layout.
+Text is scanned once: held text is at most a partial tag (bounded by ``_MAX_NAME``).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class ElementTranslator:
         p, n = self.prefix, len(text)
         if not text.startswith(p, pos):
             return None if n - pos < len(p) and p.startswith(text[pos:]) else False
-        at = pos + len(p)
+        at = skip_ws(text, pos + len(p))  # ``P <city>``: SGLang normalizes the space away too
         match = _TAG.match(text, at)
         if match is not None:
             return match.group(1) == "/", match.group(2), match.end()

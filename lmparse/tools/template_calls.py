@@ -38,6 +38,8 @@ class TemplateLiteralCallParser(Gemma4ToolParser):
     only the template's close tag closes a call."""
 
     summary = "a template's OPEN NAME{key:value} CLOSE object literal"
+    bare_start = False  # Gemma 4's own variants (a bare call, ``(...)``) are not the template's
+    paren_grammar = None
 
     def _consume_close(self, text: str, pos: int, final: bool) -> int:
         return ToolParser._consume_close(self, text, pos, final)

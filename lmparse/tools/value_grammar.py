@@ -32,7 +32,8 @@ import re
 
 from ..markers import WHITESPACE, held_prefix_start
 
-__all__ = ["JsonWriter", "ValueGrammar", "LiteralTranslator", "type_bare_scalar", "render_literal", "GEMMA_LITERAL"]
+__all__ = ["JsonWriter", "ValueGrammar", "LiteralTranslator", "type_bare_scalar", "render_literal", "GEMMA_LITERAL",
+           "GEMMA_PAREN_LITERAL"]
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # Bare words with a JSON meaning; ``None`` is how a Jinja template prints a Python None.
@@ -122,22 +123,25 @@ class JsonWriter:
 class ValueGrammar:
     """A literal syntax: its string delimiters and escape, and what ends a bare token."""
 
-    __slots__ = ("string_open", "string_close", "escape", "key_end", "item_sep", "forbidden", "_string_stop",
+    __slots__ = ("string_open", "string_close", "escape", "key_end", "item_sep", "forbidden", "outer", "_string_stop",
                  "_key_body", "_scalar_body")
 
     def __init__(self, string_open: str, string_close: str, *, escape: str | None = None, key_end: str = ":",
-                 item_sep: str = ",", forbidden: str = "<") -> None:
+                 item_sep: str = ",", forbidden: str = "<", outer: str = "{}") -> None:
         self.string_open = string_open
         self.string_close = string_close
         self.escape = escape  # makes the next character literal inside a string (None: strings are raw)
         self.key_end = key_end
         self.item_sep = item_sep
         self.forbidden = forbidden  # no bare key or scalar holds one: the value is broken there
+        # The outermost object's brackets (written as ``{}``): Gemma's ``call:NAME(k:v)`` variant uses ``()``.
+        self.outer = outer
         stops = [re.escape(string_close)] + ([re.escape(escape)] if escape else [])
         self._string_stop = re.compile("|".join(stops))
         specials = re.escape(key_end + item_sep + "{}[]" + forbidden + string_open[0])
         self._key_body = re.compile(f"[^{specials}]*")
-        self._scalar_body = re.compile(f"[^{re.escape(item_sep + '}]' + forbidden)}]*")
+        ends = item_sep + "}]" + forbidden + (outer[1] if outer != "{}" else "")
+        self._scalar_body = re.compile(f"[^{re.escape(ends)}]*")
 
 
 def render_literal(value: object, grammar: ValueGrammar) -> str:
@@ -153,8 +157,10 @@ def render_literal(value: object, grammar: ValueGrammar) -> str:
     return json.dumps(value)
 
 
-# Gemma 4: ``<|"|>`` around raw strings (no escaping at all), bare keys.
+# Gemma 4: ``<|"|>`` around raw strings (no escaping at all), bare keys; the same inside
+# ``(`` ... ``)`` (vLLM's ``call:NAME(...)`` variant; there a bare scalar also ends at ``)``).
 GEMMA_LITERAL = ValueGrammar('<|"|>', '<|"|>')
+GEMMA_PAREN_LITERAL = ValueGrammar('<|"|>', '<|"|>', outer="()")
 
 _MAX_KEY = 256  # a bare key runs this long without its ``:``: not a key
 # Lexer states.
@@ -226,7 +232,7 @@ class LiteralTranslator:
             if c == closer:
                 self._close(c)
             elif c == g.item_sep and closer:
-                self._state = _KEY if closer == "}" else _VALUE
+                self._state = _VALUE if closer == "]" else _KEY
             else:
                 self.broken = True
             return pos + 1
@@ -245,11 +251,11 @@ class LiteralTranslator:
             return pos
         if self._state == _KEY:
             self._state = _BARE_KEY
-        elif c == "{" or c == "[":
+        elif c == "{" or c == "[" or not self._stack and c == g.outer[0]:
             self._value_due()
-            w.begin(c)
-            self._stack.append("}" if c == "{" else "]")
-            self._state = _KEY if c == "{" else _VALUE
+            w.begin("[" if c == "[" else "{")
+            self._stack.append("]" if c == "[" else g.outer[1] if c == g.outer[0] else "}")
+            self._state = _VALUE if c == "[" else _KEY
             return pos + 1
         elif not self._stack:
             self.broken = True  # the outermost value is a container
@@ -264,7 +270,7 @@ class LiteralTranslator:
 
     def _close(self, bracket: str) -> None:
         self._stack.pop()
-        self.writer.end(bracket)
+        self.writer.end("]" if bracket == "]" else "}")  # the outer ``)`` closes an object
         self._state = _AFTER
         self.done = not self._stack
 

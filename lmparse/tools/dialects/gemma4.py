@@ -12,14 +12,34 @@ ARGS has bare keys, raw strings between ``<|"|>`` delimiters (no escaping: ``"``
 nested ``{}`` / ``[]``; ``lmparse.tools.value_grammar`` turns it into JSON as it streams (a
 string as it grows, a bare scalar once its terminator arrives).  ``<|tool_response>``
 ends generation (llama.cpp stops there; the 31B template writes it after the turn's
-content): it opens a block that takes the rest of the reply, recorded in ``dropped``.  Cheap variants accepted (vLLM
-``parser/gemma4.py``, ``tool_parsers/gemma4_utils.py``): ``:NAME{`` without ``call``, and
-``<turn|>`` in place of ``<tool_call|>``.  No call id or index is written.
+content): it opens a block that takes the rest of the reply, recorded in ``dropped``.
+
+Variants accepted (vLLM ``parser/gemma4.py``, ``tool_parsers/gemma4_utils.py``,
+``reasoning/gemma4_utils.py``):
+
+* ``:NAME{`` without ``call``; ``call:NAME(k:v,...)`` with parentheses (the same literal
+  inside; a bare scalar there also ends at ``)``);
+* ``<turn|>`` in place of ``<tool_call|>``; ``<eos>`` in place of ``<|tool_response>``, but
+  only once the reply holds a call (before that an ``<eos>`` is left as text);
+* ``thought`` + newline at the very start of the reply (the channel label written with
+  thinking off and no ``<|channel>``): recorded in ``dropped``, not content.  Only the exact
+  label, only there; ``I thought`` or ``thoughtful`` stay content;
+* a bare ``call:NAME{...}`` or ``<call>NAME{...}`` with no markers (vLLM's non-strict
+  fallback) is a call only when it cannot be prose: it starts the reply (after optional
+  whitespace), NAME is a tool the request offers, the literal is complete and nothing but
+  whitespace follows it to the end of the reply.  Anything else (text before or after it,
+  an unknown name, no tools offered, a broken or cut-off literal) is text, because prose
+  that explains the syntax looks the same; so such a call is held and emitted whole at the
+  end of the reply.  These two need a tool parser: with tools off the label stays content.
+
+The reasoning parser covers the channel's edge cases (an extra empty channel after the
+content, a stray trailing ``<channel|>``, a doubled ``<|channel><|channel>``).  No call id
+or index is written.
 
 Tokenization (``gemma-4/``, tests/test_gemma4.py): ``<|tool_call>`` 48, ``<tool_call|>`` 49,
-``<|tool_response>`` 50, ``<|"|>`` 52 and ``<turn|>`` 106 are single special tokens, so a
-chunk never ends inside them; servers must keep special tokens (skipping them erases the
-string delimiters too).
+``<|tool_response>`` 50, ``<|"|>`` 52, ``<turn|>`` 106 and ``<eos>`` 1 are single special
+tokens, so a chunk never ends inside them; servers must keep special tokens (skipping them
+erases the string delimiters too).
 """
 
 from __future__ import annotations
@@ -29,24 +49,33 @@ import re
 from ...registry import ToolParserManager
 from ..base import Deltas, ToolParser
 from ..syntax import CallSyntax, derive_call_syntax
-from ..value_grammar import GEMMA_LITERAL, LiteralTranslator, render_literal
-from ._syntax import at_partial
+from ..value_grammar import GEMMA_LITERAL, GEMMA_PAREN_LITERAL, LiteralTranslator, ValueGrammar, render_literal
+from ._syntax import at_partial, skip_ws
 
 TOOL_CALL = "<|tool_call>"
 TOOL_CALL_END = "<tool_call|>"
 TOOL_RESPONSE = "<|tool_response>"  # the model's end of generation after its calls
 TURN_END = "<turn|>"
+EOS = "<eos>"  # end of generation; after calls, the model's other way to end its turn
 PAST_END = "after <|tool_response>: the model wrote past its end of generation"
 STRING = '<|"|>'
+LABEL = "thought\n"  # the reasoning channel's label
+LABEL_DROPPED = "a channel label at the start of the reply, with no channel opened"
 _CALL, _BARE = "call:", ":"
+_BARE_HEADS = ("call:", "<call>")  # a call with no markers (only as the whole reply)
 _NAME = re.compile(r"[^{}()<>\s,:]*")  # characters of a function name
 _MAX_NAME = 256  # longer is prose, not a name: a bound on what is held
-_HEAD, _ARGS = range(2)
+_MAX_TRAILING = 256  # whitespace after a bare call held before the end of the reply
+_HEAD, _ARGS, _BARE_ARGS, _BARE_AFTER = range(4)
 
 
 @ToolParserManager.register_module("gemma4")
 class Gemma4ToolParser(ToolParser):
-    tool_open_tags = (TOOL_CALL, TOOL_RESPONSE)
+    tool_open_tags = (TOOL_CALL, TOOL_RESPONSE, EOS)
+    template_markers = (TOOL_CALL, TOOL_CALL_END, TOOL_RESPONSE)  # the templates write no ``<eos>``
+    # A reply's first characters: the spurious label, or a bare call (see the module docstring).
+    bare_start = True
+    bare_start_chars = "tc<"
     tool_close_tag = TOOL_CALL_END
     tool_close_prefixes = ()  # every marker is one special token (gemma-4/)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,o:{...}}<tool_call|>…'
@@ -57,18 +86,26 @@ class Gemma4ToolParser(ToolParser):
     call_heads: tuple[str, ...] = (_CALL, _BARE)
     name_chars: re.Pattern[str] = _NAME
     grammar = GEMMA_LITERAL
+    paren_grammar: ValueGrammar | None = GEMMA_PAREN_LITERAL  # ``call:NAME(...)``; None: not accepted
 
     def start_block(self, open_tag: str) -> None:
         super().start_block(open_tag)
-        self._past_end: list[str] | None = [] if open_tag == TOOL_RESPONSE else None
+        self._past_end: list[str] | None = [] if open_tag in (TOOL_RESPONSE, EOS) else None
+        self._eos = open_tag == EOS
 
     def _reset_payload(self) -> None:
         self._phase = _HEAD
         self._literal = LiteralTranslator(self.grammar)
+        self._bare_call: tuple[str, list[str]] = ("", [])  # a bare call's name and JSON arguments, held
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
         if self._past_end is not None:
+            if self._eos and not self._committed and not (self.calls_emitted or self.dropped):
+                self._reject(deltas)  # no call yet: ``<eos>`` is not this family's end of a call turn
+                return 0
             return self._consume_past_end(self._past_end, text, final)
+        if self._bare:
+            return self._consume_bare(text, deltas, final)
         pos = 0
         if self._phase == _HEAD:
             found = self._consume_head(text, deltas)
@@ -100,11 +137,14 @@ class Gemma4ToolParser(ToolParser):
             self._reject(deltas)
             return 0
         end = self.name_chars.match(text, len(lead)).end()  # type: ignore[union-attr]
-        if end - len(lead) > _MAX_NAME or (end < len(text) and (text[end] != "{" or end == len(lead))):
+        paren = end < len(text) and text[end] == "(" and self.paren_grammar is not None
+        if end - len(lead) > _MAX_NAME or (end < len(text) and (text[end] != "{" and not paren or end == len(lead))):
             self._reject(deltas)
             return 0
         if end == len(text):
             return None
+        if paren:
+            self._literal = LiteralTranslator(self.paren_grammar)  # type: ignore[arg-type]
         self._begin_call()
         self._emit_name(deltas, text[len(lead):end])
         self._phase = _ARGS
@@ -122,7 +162,64 @@ class Gemma4ToolParser(ToolParser):
             self._payload_closed = True
         return len(text)
 
+    def _consume_bare(self, text: str, deltas: Deltas, final: bool) -> int:
+        """The reply's first characters, with no open tag: the spurious channel label, or a
+        bare call held until the end of the reply proves it is the whole reply."""
+        if self._phase == _HEAD:
+            if text.startswith(LABEL):
+                self._calls.cut(LABEL, LABEL_DROPPED)
+                self._committed = self._payload_closed = True
+                return len(LABEL)
+            if not final and at_partial(text, 0, LABEL, *_BARE_HEADS):
+                return 0
+            pos = self._bare_head(text, final)
+            if self._phase == _HEAD:
+                return pos
+        else:
+            pos = 0
+        if self._phase == _BARE_ARGS:
+            literal = self._literal
+            pos = literal.feed(text, pos, final)
+            self._bare_call[1].append(literal.writer.take())
+            if not literal.done:
+                if literal.broken or final:
+                    self._reject(None)  # text: the replay gives it all back
+                return pos
+            self._phase = _BARE_AFTER
+        end = skip_ws(text, pos)
+        if end < len(text) or end - pos > _MAX_TRAILING:
+            self._reject(None)  # more than the call: prose about the syntax
+        elif final:  # the whole reply was this call
+            name, arguments = self._bare_call
+            self._begin_call()
+            self._emit_name(deltas, name)
+            self._calls.arguments(deltas, "".join(arguments))
+            self._end_call(deltas)
+            self._payload_closed = True
+        return pos  # trailing whitespace stays the reply's
+
+    def _bare_head(self, text: str, final: bool) -> int:
+        """``call:NAME{`` or ``<call>NAME{`` with NAME an offered tool, else not a bare call."""
+        lead = next((head for head in _BARE_HEADS if text.startswith(head)), None)
+        allowed = self.request.allowed_names
+        if lead is None or not allowed:
+            self._reject(None)
+            return 0
+        end = self.name_chars.match(text, len(lead)).end()  # type: ignore[union-attr]
+        if end == len(text) and not final and end - len(lead) <= _MAX_NAME:
+            return 0
+        name = text[len(lead):end]
+        if end == len(text) or text[end] != "{" or name not in allowed:
+            self._reject(None)
+            return 0
+        self._bare_call = (name, [])
+        self._phase = _BARE_ARGS
+        return end
+
     def _consume_close(self, text: str, pos: int, final: bool) -> int:
+        if self._bare:  # no open tag, so no close tag is owed
+            self._closed = True
+            return pos
         if self._past_end is not None:
             self._closed = True
             return pos

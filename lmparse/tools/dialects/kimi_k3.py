@@ -23,17 +23,33 @@ message closer and ``<|end_of_msg|>``) is dropped from the content by the router
 
 Tokens (unverified, no Kimi-K3 tokenizer here): ``<|open|>``, ``<|close|>``, ``<|sep|>`` and
 ``<|end_of_msg|>`` are special tokens and tag names ordinary text, so a marker is several
-tokens and a chunk may end after ``<|open|>`` / ``<|close|>`` + a tag name.  Servers must
+tokens and a chunk may end after ``<|open|>`` / ``<|close|>`` + a tag name.  Servers should
 keep special tokens and not put spaces between them.
+
+Variants accepted:
+
+* vLLM's detokenizer with ``spaces_between_special_tokens`` writes a space on each side of
+  every special token: ``<|open|> response <|sep|>``.  The spaced tools opener, framing and
+  think closer (a space before them too) are markers of their own; inside a block opened by
+  the spaced opener, spaces inside an element's markers and between two elements are layout
+  (``_squeeze``).  Spaces between a marker and a value or the content are kept: they may be
+  the text's own.
+* A length stop can cut a marker after ``<|open|>`` / ``<|close|>`` + a tag name, before its
+  ``<|sep|>`` (SGLang strips those): inside a block, such a tail at the end of the reply is
+  the block's markup, not argument text (``_cut_tail``), where the parser was holding it.  In
+  a raw value, text that cannot begin the value's closer was argument text as it came (the
+  template does not escape values); in the content or reasoning the router decides: text.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from typing import Any
 
 from ...registry import ToolParserManager
+from ..base import OPEN as STEP_OPEN, BlockStep, Deltas
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import at_partial
 
@@ -46,7 +62,34 @@ JSON_FORM, END_JSON_FORM = f"{OPEN}json", f"{CLOSE}json{SEP}"
 # The message's framing around the content and after the tools (dropped from the content).
 RESPONSE, END_RESPONSE = f"{OPEN}response{SEP}", f"{CLOSE}response{SEP}"
 END_MESSAGE = f"{CLOSE}message{SEP}"
-FRAMING = (RESPONSE, END_RESPONSE, END_MESSAGE, END_OF_MSG)
+
+
+def spaced(marker: str) -> str:
+    """``marker`` as a detokenizer with ``spaces_between_special_tokens`` writes it."""
+    for bracket in (OPEN, CLOSE):
+        marker = marker.replace(bracket, bracket + " ")
+    return marker.replace(SEP, " " + SEP).replace("|><|", "|> <|")
+
+
+def spaced_variants(*markers: str) -> tuple[str, ...]:
+    """Each marker spaced, alone and after the space that joins it to what precedes it."""
+    return tuple(v for m in markers for v in (spaced(m), " " + spaced(m)))
+
+
+SPACED_TOOLS = spaced(TOOLS)
+FRAMING = (RESPONSE, END_RESPONSE, END_MESSAGE, END_OF_MSG,
+           *spaced_variants(RESPONSE, END_RESPONSE, END_MESSAGE), " " + END_OF_MSG)
+# Spaces inside a marker or between two markers: layout (in a block opened by ``SPACED_TOOLS``).
+# (A run at the end, or before a marker that has only begun to arrive, is removed tentatively.)
+_SPACES = re.compile(r"(?<=<\|open\|>)[ \t]+|(?<=<\|close\|>)[ \t]+"
+                     r"|(?<=<\|sep\|>)[ \t]+(?=<\|(?:open|close)\|>|(?P<t1><[|a-z]{0,7})\Z)"
+                     r"|[ \t]+(?=<\|sep\|>|(?P<t2>(?:<[|a-z]{0,7})?)\Z)")
+# At the start of a block, the space between its opener and the first element.
+_LEAD = re.compile(r"[ \t]+(?=<\|(?:open|close)\|>|(?P<t1>(?:<[|a-z]{0,7})?)\Z)")
+# An element marker cut off by the end of the reply before its ``<|sep|>``: a bracket, a tag
+# name, attributes (the last maybe open), maybe a partial ``<|sep|>``; or a partial bracket.
+_CUT_TAIL = re.compile(r'(?:<\|(?:open|close)\|>[ \t]*(?:[A-Za-z_][\w-]*(?:[ \t]+[A-Za-z_][\w-]*(?:="[^"]*"?|=)?)*'
+                       r'[ \t]*)?(?:<(?:\|(?:s(?:ep?)?\|?)?)?)?|<\|(?:o(?:p(?:en?)?)?|c(?:l(?:o(?:se?)?)?)?)?\|?)\Z')
 _ATTRIBUTE = re.compile(r'\s*([A-Za-z_][\w-]*)="')  # up to the value's opening quote
 _ATTRIBUTE_HEAD = re.compile(r'\s*(?:[A-Za-z_][\w-]*=?)?')  # a partial one
 _MAX_ATTRIBUTES = 4096  # characters of attributes: longer is not a tag
@@ -96,7 +139,8 @@ def _read_name(text: str, pos: int) -> Found[tuple[str, int]]:
 @ToolParserManager.register_module("kimi-k3")
 class KimiK3ToolParser(XmlToolParser):
     summary = '<|open|>tools<|sep|><|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V…'
-    tool_open_tags = (TOOLS,)
+    tool_open_tags = (TOOLS, SPACED_TOOLS, " " + SPACED_TOOLS)
+    template_markers = (TOOLS, END_TOOLS, ARGUMENT, END_ARGUMENT, END_CALL)  # the template writes no spaced form
     tool_close_tag = END_TOOLS
     tool_close_prefixes = (f"{CLOSE}tools", CLOSE)  # unverified (tag names are ordinary text)
     arg_value_close = END_ARGUMENT
@@ -109,6 +153,38 @@ class KimiK3ToolParser(XmlToolParser):
     argument_style = "kimi_xtml"
     parameter_open = ARGUMENT
     function_close = END_CALL
+
+    def start_block(self, open_tag: str) -> None:
+        super().start_block(open_tag)
+        self._spaced = open_tag.lstrip(" ") == SPACED_TOOLS
+        self._lead = True  # what was consumed of the block ends at its opener or a ``<|sep|>``
+
+    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
+        if final and _cut_tail(text) < len(text):
+            # A marker cut off by the end: the text goes in as a chunk first, so the parser
+            # holds what it would hold mid-stream; what it holds is then the markup dropped.
+            step = self._feed(text, deltas, False)
+            if step.status != STEP_OPEN:
+                return step
+            rest = text[step.consumed:]
+            cut = _cut_tail(rest)
+            last = self._feed(rest[:cut], deltas, True)
+            return last._replace(consumed=len(text) if last.consumed == cut else step.consumed + last.consumed)
+        return self._feed(text, deltas, final)
+
+    def _feed(self, text: str, deltas: Deltas, final: bool) -> BlockStep:
+        """``feed_tool_block`` on the text without its layout spaces, when the block opened spaced."""
+        if not self._spaced:
+            return super().feed_tool_block(text, deltas, final)
+        body, removed = _squeeze(text, self._lead)
+        step = super().feed_tool_block(body, deltas, final)
+        if final and step.consumed == len(body):
+            return step._replace(consumed=len(text))
+        at = bisect_right(removed, (step.consumed, len(text)))
+        consumed = step.consumed + (removed[at - 1][1] if at else 0)
+        if consumed:
+            self._lead = text.endswith(SEP, 0, consumed)
+        return step._replace(consumed=consumed)
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         if payload.startswith(CALL, pos):
@@ -158,6 +234,35 @@ class KimiK3ToolParser(XmlToolParser):
             out.append(END_CALL)
         out.append(END_TOOLS)
         return "".join(out)
+
+
+def _squeeze(text: str, lead: bool) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without the layout spaces of ``_SPACES`` (and ``_LEAD`` at its start when
+    ``lead``: it follows a marker), and where they were: ``(position in the result, spaces removed up to there)``,
+    ascending; a tentative run counts from the position after it, so a parser that stops
+    before its marker leaves it unconsumed."""
+    parts: list[str] = []
+    removed: list[tuple[int, int]] = []
+    last = gone = 0
+    first = _LEAD.match(text) if lead else None
+    for match in ([first] if first else []) + list(_SPACES.finditer(text, first.end() if first else 0)):
+        parts.append(text[last:match.start()])
+        gone += match.end() - match.start()
+        tentative = any(match.groupdict(None).get(t) is not None for t in ("t1", "t2"))
+        removed.append((match.end() - gone + tentative, gone))
+        last = match.end()
+    if not removed:
+        return text, removed
+    parts.append(text[last:])
+    return "".join(parts), removed
+
+
+def _cut_tail(text: str) -> int:
+    """Where a marker cut off at the end of ``text`` begins (``len(text)``: none)."""
+    for at in (max(text.rfind(OPEN), text.rfind(CLOSE)), text.rfind("<|", max(0, len(text) - len(CLOSE)))):
+        if at >= 0 and _CUT_TAIL.match(text, at):
+            return at
+    return len(text)
 
 
 def _xtml_type(value: Any) -> str:

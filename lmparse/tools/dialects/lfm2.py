@@ -12,6 +12,14 @@ escaping*, dicts as JSON (``true``, ``null`` inside), lists and scalars as Pytho
 (llama.cpp ``allow_json_literals``).  A string holding ``'`` is broken Python as the
 template writes it; ``render`` writes such a string as a Python literal with escapes.
 
+Variant: LFM2 may echo the call body after ``<|tool_call_end|>`` and close the echo with a
+second, orphan ``<|tool_call_end|>`` (vLLM drops everything up to the last orphan end).
+Here an echo is what starts with ``[`` right after the end marker (whitespace aside) and
+runs to an orphan end marker within ``_ECHO_LIMIT`` characters, with no start marker
+between: it is recorded in ``dropped``, not content.  Anything else after the end marker
+(text, or a ``[`` with no orphan end in reach) is content as it was; it is held only while
+an echo is still possible.
+
 Tokens (unverified: no LFM2 vocabulary is here; vLLM keeps special tokens for it): the two
 markers are single special tokens, so no proper prefix of one ends a chunk.
 """
@@ -20,6 +28,7 @@ from __future__ import annotations
 
 import json
 
+from ...markers import skip_ws
 from ...registry import ToolParserManager
 from ..python_call import raw_quotable
 from ..syntax import CallSyntax
@@ -27,6 +36,8 @@ from .pythonic import LIST_CLOSE, LIST_OPEN, SEPARATOR, PythonicToolParser
 
 TOOL_CALL_START = "<|tool_call_start|>"
 TOOL_CALL_END = "<|tool_call_end|>"
+ECHO = "an echo of the call after its end marker, closed by an orphan end marker"
+_ECHO_LIMIT = 4096  # how far after the end marker an echo's own end marker is looked for
 
 
 def lfm2_literal(value: object) -> str:
@@ -51,6 +62,22 @@ class Lfm2ToolParser(PythonicToolParser):
     # blocks in a row): whitespace around and between blocks is the model's text.
     block_lead = ""
     block_separator = ""
+
+    def _consume_close(self, text: str, pos: int, final: bool) -> int:
+        end = super()._consume_close(text, pos, final)
+        if not self._closed or not text.endswith(TOOL_CALL_END, 0, end):
+            return end
+        at = skip_ws(text, end)
+        if at < len(text) and text[at] != LIST_OPEN:
+            return end  # text after the block: content
+        orphan = text.find(TOOL_CALL_END, at, at + _ECHO_LIMIT + len(TOOL_CALL_END))
+        if orphan != -1 and text.find(TOOL_CALL_START, at, orphan) == -1:
+            self._calls.cut(text[at:orphan + len(TOOL_CALL_END)], ECHO)
+            return orphan + len(TOOL_CALL_END)
+        if final or len(text) - at > _ECHO_LIMIT or (orphan == -1 and TOOL_CALL_START in text[at:]):
+            return end
+        self._closed = False  # an echo may still be arriving: wait (the close tag is read again)
+        return pos
 
     @classmethod
     def call_syntax(cls) -> CallSyntax:

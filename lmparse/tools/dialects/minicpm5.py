@@ -21,6 +21,11 @@ the hooks read the two tags (``read_attribute`` takes double- or single-quoted n
 A block opens at ``<function name=`` (a payload open tag, as Qwen3-Coder's bare
 ``<function=``), so it proves itself by its first parameter or its end before it counts.
 
+Variants (vLLM ``minicpm5xml_tool_parser.py``): the collapsed ``<functionname="…">`` and
+``<paramname="…">`` (the space lost in detokenization), and single-quoted or bare names.
+Not accepted: byte-level ``Ġ`` / ``Ċ`` leaking into the text (a tokenizer bug the server
+fixes by decoding properly) and ``<param>`` without a name (no key to give the value).
+
 Tokens (unverified, no MiniCPM5 tokenizer here): vLLM says the tool tags are special tokens
 (keep special tokens); llama.cpp preserves ``<function``, ``<param``, ``</function>``,
 ``</param>``, ``<think>`` and ``</think>``, so likely one token each.
@@ -34,13 +39,15 @@ from typing import Any
 from ...registry import ToolParserManager
 from ..base import Deltas
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
-from ._syntax import arg_start_hook, function_hook, read_attribute, skip_ws
+from ._syntax import arg_start_hook, at_partial, function_hook, read_attribute, skip_ws
 
 FUNCTION = "<function name="
 END_FUNCTION = "</function>"
 PARAM = "<param name="
 END_PARAM = "</param>"
 CDATA, END_CDATA = "<![CDATA[", "]]>"
+FUNCTIONS = (FUNCTION, "<functionname=")  # the template's, then the collapsed variant
+PARAMS = (PARAM, "<paramname=")
 
 
 @ToolParserManager.register_module("minicpm5")
@@ -50,7 +57,7 @@ class MiniCPM5ToolParser(XmlToolParser):
     tool_close_tag = None  # a block ends where its last function does
     # The template writes a newline before each call, after text and between calls: the
     # payload tag takes it (so a lead is the block's) and the router drops it as the separator.
-    payload_open_tags = (f"\n{FUNCTION}", FUNCTION)
+    payload_open_tags = (*(f"\n{f}" for f in FUNCTIONS), *FUNCTIONS)
     block_lead = block_separator = "\n"
     template_markers = (FUNCTION, PARAM, CDATA)
     arg_value_close = END_PARAM
@@ -68,8 +75,12 @@ class MiniCPM5ToolParser(XmlToolParser):
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         at = skip_ws(payload, pos)
-        self._quoted_head = self._quoted_head or payload.startswith((f'{FUNCTION}"', f"{FUNCTION}'"), at)
-        return function_hook(payload, pos, FUNCTION, read_attribute)
+        opener = next((f for f in FUNCTIONS if payload.startswith(f, at)), None)
+        if opener is None and at_partial(payload, at, *FUNCTIONS):
+            return None
+        opener = opener or FUNCTION
+        self._quoted_head = self._quoted_head or payload.startswith((f'{opener}"', f"{opener}'"), at)
+        return function_hook(payload, pos, opener, read_attribute)
 
     def _close_arguments(self, deltas: Deltas) -> None:
         super()._close_arguments(deltas)
@@ -82,10 +93,18 @@ class MiniCPM5ToolParser(XmlToolParser):
 
     def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
         # No block close tag: the next function after a missing ``</function>`` ends this one.
+        at = skip_ws(payload, pos)
+        if payload.startswith(PARAMS[1], at):
+            return at, "arg_name"
+        if payload.startswith(FUNCTIONS[1], at):
+            return at, "done"
+        if at_partial(payload, at, PARAMS[1], FUNCTIONS[1]) and not at_partial(payload, at, PARAM, FUNCTION):
+            return None
         return arg_start_hook(payload, pos, PARAM, END_FUNCTION, FUNCTION)
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
-        found = read_attribute(payload, pos + len(PARAM))
+        opener = next(p for p in PARAMS if payload.startswith(p, pos))
+        found = read_attribute(payload, pos + len(opener))
         if not found:
             return found
         return found[1], found[0].strip()

@@ -16,6 +16,11 @@ writes them through ``value_grammar.JsonWriter``, typing by the schema with
 name (``"X"``, ``'X'`` or bare, vLLM's variants).  A string value streams as it grows; a
 typed scalar or an empty element is written at its closer.  No call ids.
 
+Variants: whitespace between NS and its tag (``NS <invoke name="f">``, SGLang normalizes it)
+is layout everywhere, the block's opener included.  Markup left over where a call broke
+(text where a parameter belongs, a garbled invoke) up to the block's closer is recorded in
+``dropped`` with the block, never lost silently.
+
 Tokens (unverified: no MiniMax-M3 tokenizer here): NS, ``<tool_call>``, ``</tool_call>``
 are single non-special entries per vLLM, but generated text may split them anywhere: the
 parser matches text and holds any partial prefix.  There is no call syntax for
@@ -36,11 +41,23 @@ OPEN = NS + "<tool_call>"
 CLOSE = NS + "</tool_call>"
 INVOKE = NS + "<invoke name="
 END_INVOKE = NS + "</invoke>"
+BROKEN = "a broken call's markup, up to the block's closer"
+
+
+def ns_tag(text: str, pos: int, tag: str) -> int | None:
+    """NS, optional whitespace, then ``tag`` at ``pos``: the index after it; None while the
+    text may still become it; -1 when it is not it."""
+    if not text.startswith(NS, pos):
+        return None if at_partial(text, pos, NS) else -1
+    at = skip_ws(text, pos + len(NS))
+    if text.startswith(tag, at):
+        return at + len(tag)
+    return None if at == len(text) or at_partial(text, at, tag) else -1
 
 
 @ToolParserManager.register_module("minimax-m3")
 class MiniMaxM3ToolParser(ToolParser):
-    tool_open_tags = (OPEN,)
+    tool_open_tags = (OPEN, f"{NS} <tool_call>", f"{NS}\n<tool_call>")
     tool_close_tag = CLOSE
     tool_close_prefixes = ()  # unverified (no tokenizer): a split anywhere is held
     summary = f'{NS}<tool_call>\\n{NS}<invoke name="N">{NS}<K>V{NS}</K>…{NS}</invoke>\\n{NS}</tool_call>'
@@ -79,8 +96,11 @@ class MiniMaxM3ToolParser(ToolParser):
         """``NS<invoke name="N">`` opens a call; the block's closer (or anything else after
         a call) ends the payload.  None: wait for more text."""
         at = skip_ws(text, pos)
-        if text.startswith(INVOKE, at):
-            found = read_attribute(text, at + len(INVOKE))
+        head = ns_tag(text, at, "<invoke name=")
+        if head is None:
+            return None
+        if head > 0:
+            found = read_attribute(text, head)
             if found is None:
                 return None
             name = found[0].strip() if found else ""
@@ -92,13 +112,29 @@ class MiniMaxM3ToolParser(ToolParser):
             schema = self.request.schema_for(name) if self.request.tools else None
             self._args = ElementTranslator(NS, schema, root="invoke", outer=("tool_call",), stops=("invoke ",))
             return found[1]
-        if at == len(text) or at_partial(text, at, INVOKE, CLOSE):
+        if at == len(text) or ns_tag(text, at, "</tool_call>") is None:
             return None
         if self._committed:
             self._payload_closed = True  # the close tag (or stray text) is the block's business
         else:
             self._reject(deltas)
         return pos
+
+    def _consume_close(self, text: str, pos: int, final: bool) -> int:
+        at = skip_ws(text, pos)
+        end = ns_tag(text, at, "</tool_call>")
+        if end is not None and end > 0:
+            self._closed = True
+            return end
+        if end is None and not final:
+            return pos
+        found = super()._consume_close(text, pos, final)
+        stray = text[pos:found].strip()
+        if stray.endswith(CLOSE):
+            stray = stray[:-len(CLOSE)].rstrip()
+        if stray:
+            self._calls.cut(stray, BROKEN)  # dropped with the block, and recorded
+        return found
 
     def _finish_payload(self, deltas: Deltas) -> None:
         args = self._args
