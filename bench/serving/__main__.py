@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ..page import IMAGES, PAGE, write_section
-from . import inprocess, load, peers, report, stream
+from . import inprocess, load, peer_runner, peers, report, stream
 
 __all__ = ["main"]
 
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> dict:
     results: dict = {"stream": {"tokenizer": tokenizer, "tokens": len(steps)}, "machine": report.machine()}
     print(f"in process: {len(steps)} tokens x {args.repeats} runs per API", file=sys.stderr)
     results["in_process"] = inprocess.measure(steps, args.repeats)
+    sse = inprocess.run_once(inprocess.binding(steps), "chat.completions")[2]
+    results["reply"] = peer_runner.fold_sse([sse.decode()], "reasoning_content")
     print(f"loopback load: {args.clients} clients, {args.pairs} pairs of {args.seconds:g} s", file=sys.stderr)
     results["load"] = load.measure(args.clients, args.seconds, args.pairs, args.repeat)
     results["peers"] = {}

@@ -28,7 +28,7 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["main"]
+__all__ = ["main", "fold_sse"]
 
 
 def _fold(events: list[dict], reasoning_key: str) -> dict:
@@ -142,6 +142,11 @@ def _sglang(payload: dict) -> dict:
 LIMIT = 60.0  # seconds of runs; a run that ends past it is the last one
 
 
+def fold_sse(lines: list[str], reasoning_key: str) -> dict:
+    """An SSE stream folded as a client folds it: text joined, calls joined by index."""
+    return _fold(_events(lines), reasoning_key)
+
+
 def _timed(one: Any, payload: dict, reasoning_key: str, version: str, tool: str, reasoning: str) -> dict:
     samples, lines = [], []
     started = time.monotonic()
@@ -151,7 +156,8 @@ def _timed(one: Any, payload: dict, reasoning_key: str, version: str, tool: str,
         if time.monotonic() - started > LIMIT:
             break
     return {"past_limit": time.monotonic() - started > LIMIT, "us_per_token": statistics.median(samples),
-            "samples": samples, "version": version, "tool_parser": tool, "reasoning_parser": reasoning, "reply": _fold(_events(lines), reasoning_key)}
+            "samples": samples, "version": version, "tool_parser": tool, "reasoning_parser": reasoning,
+            "reply": fold_sse(lines, reasoning_key)}
 
 
 def main(argv: list[str]) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
 import platform
+import re
 from importlib import metadata
 from pathlib import Path
 
@@ -14,22 +17,15 @@ PEER_TARGET = 0.5  # lmparse's CPU per token ÷ the peer's
 
 
 def machine() -> str:
-    cpu = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    info = Path("/proc/cpuinfo")
+    found = re.search(r"^model name\s*:\s*(.+)$", info.read_text(), re.M) if info.exists() else None
+    cpu = found.group(1).strip() if found else platform.processor() or "?"
     versions = ", ".join(f"{name} {_version(name)}" for name in ("uvicorn", "starlette", "h11", "orjson"))
     return (f"{platform.system()} {platform.machine()}, {cpu}, {len(_cpus())} CPUs usable; "
             f"Python {platform.python_version()}; {versions}")
 
 
 def _cpus() -> set[int]:
-    import os
-
     return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
 
 
@@ -54,13 +50,15 @@ def _in_process(inproc: dict) -> list[str]:
 
 def _load(load: dict) -> list[str]:
     rows = ["| clients | lmparse tokens/s | bare Starlette tokens/s | lmparse ÷ bare (median of pairs) | "
-            "server CPU µs / token (lmparse, bare) | client CPU share | target ≥ 60 % |",
-            "|---:|---:|---:|---:|---:|---:|---|"]
+            "server CPU µs / token (lmparse, bare) | bare ÷ lmparse CPU per token | client CPU share | "
+            "target ≥ 60 % |",
+            "|---:|---:|---:|---:|---:|---:|---:|---|"]
     for n, r in load["runs"].items():
         per = {name: _per_token(runs) for name, runs in r["detail"].items()}
         client = max(run["client_cpu"] / run["seconds"] for runs in r["detail"].values() for run in runs)
         rows.append(f"| {n} | {r['lmparse']:,.0f} | {r['bare']:,.0f} | {r['ratio']:.0%} | "
-                    f"{per['lmparse']:.1f}, {per['bare']:.1f} | ≤ {client:.0%} | {_holds(r['ratio'] >= LOAD_TARGET)} |")
+                    f"{per['lmparse']:.1f}, {per['bare']:.1f} | {per['bare'] / per['lmparse']:.0%} | ≤ {client:.0%} | "
+                    f"{_holds(r['ratio'] >= LOAD_TARGET)} |")
     return rows
 
 
@@ -69,17 +67,33 @@ def _per_token(runs: list[dict]) -> float:
     return sum(run["server_cpu"] for run in runs) / events * 1e6 if events else float("nan")
 
 
-def _peers(peers: dict, ours: float) -> list[str]:
-    rows = ["| serving layer | parsers | CPU µs / token | lmparse ÷ peer | target ≤ 0.5 |", "|---|---|---:|---:|---|"]
-    rows.append(f"| lmparse (chat.completions) | qwen3 + qwen3 | {ours:.2f} | | |")
+def _same_reply(theirs: dict, ours: dict) -> bool:
+    """The same content, reasoning and calls (whitespace around the texts aside)."""
+    def key(reply: dict) -> tuple:
+        calls = []
+        for name, arguments in reply["calls"]:
+            try:
+                calls.append((name, json.loads(arguments)))
+            except ValueError:
+                calls.append((name, arguments))
+        return reply["content"].strip(), reply["reasoning"].strip(), calls
+
+    return key(theirs) == key(ours)
+
+
+def _peers(peers: dict, ours: float, reply: dict) -> list[str]:
+    rows = ["| serving layer | parsers | CPU µs / token | lmparse ÷ peer | same reply | target ≤ 0.5 |",
+            "|---|---|---:|---:|---|---|"]
+    rows.append(f"| lmparse (chat.completions) | qwen3 + qwen3 | {ours:.2f} | | | |")
     for peer, r in peers.items():
         if r.get("status") != "ok":
-            rows.append(f"| {peer} | | {r.get('status')} | | |")
+            rows.append(f"| {peer} | | {r.get('status')} | | | |")
             continue
         ratio = ours / r["us_per_token"]
         note = " (ran past 60 s: fewer runs)" if r.get("past_limit") else ""
+        same = "yes" if _same_reply(r["reply"], reply) else "**no**"
         rows.append(f"| {peer} {r['version']} `OpenAIServingChat`{note} | {r['tool_parser']} + {r['reasoning_parser']} "
-                    f"| {r['us_per_token']:.2f} | {ratio:.2f} | {_holds(ratio <= PEER_TARGET)} |")
+                    f"| {r['us_per_token']:.2f} | {ratio:.2f} | {same} | {_holds(ratio <= PEER_TARGET)} |")
     return rows
 
 
@@ -105,6 +119,9 @@ def render(results: dict, commands: list[str], image: str | None) -> str:
         "",
         *_load(results["load"]),
         "",
+        "The servers share CPU 0 with whatever else the machine runs, so their tokens/s move with its load; "
+        "the CPU each spent per token does not, and its ratio is the tokens/s ratio on a core of their own.",
+        "",
     ]
     if image:
         parts += [f"![serving tokens/s against concurrency]({image})", ""]
@@ -115,7 +132,7 @@ def render(results: dict, commands: list[str], image: str | None) -> str:
         "starts; the clock covers request validation, prompt rendering, the parsers and SSE serialization "
         "(lmparse's row: the same, the prompt rendered by no one, from the table above).",
         "",
-        *_peers(results["peers"], results["in_process"]["chat.completions"]["us_per_token"]),
+        *_peers(results["peers"], results["in_process"]["chat.completions"]["us_per_token"], results["reply"]),
         "",
         f"Machine: {results['machine']}.",
         "",
