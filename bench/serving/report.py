@@ -119,8 +119,9 @@ def render(results: dict, commands: list[str], image: str | None) -> str:
         "",
         *_load(results["load"]),
         "",
-        "The servers share CPU 0 with whatever else the machine runs, so their tokens/s move with its load; "
-        "the CPU each spent per token does not, and its ratio is the tokens/s ratio on a core of their own.",
+        "The servers share CPU 0 with whatever else the machine runs: tokens/s follow its load, and so, less, "
+        "does the CPU each server spent per token (from `/proc`, all its threads, over the run). The second "
+        "ratio is what the first would be if both servers got the same share of the core.",
         "",
     ]
     if image:
