@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test lint test-agents test-engines test-integrations bench serve reliability
+.PHONY: venv testdata test lint test-agents test-engines test-integrations bench bench-serving serve reliability
 
 venv: $(STAMP)
 
@@ -60,6 +60,14 @@ test-integrations: venv testdata
 bench: venv
 	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
 	$(PYTHON) -m bench --peers
+
+# The serving path: CPU per streamed token per API in process, tokens/s at 64 and 256 clients on
+# loopback beside a bare Starlette SSE endpoint, and vLLM's / SGLang's own chat serving layers on the
+# same token stream (their venvs from scripts/setup_vllm.sh / setup_sglang.sh; a missing one is
+# reported as not installed). Writes the serving section of docs/benchmarks.md and its plot.
+bench-serving: venv testdata
+	$(PYTHON) -m pip install --quiet -e '.[bench]'
+	$(PYTHON) -m bench.serving
 
 # lmparse serve under 200 concurrent streams, 2 000 disconnects, hostile requests and upstream faults
 # (reliability/); writes docs/reliability.md and fails if anything was lost. `make test` runs a reduced set.

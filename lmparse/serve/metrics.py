@@ -19,7 +19,8 @@ _HELP = {
     "lmparse_tool_calls_emitted_total": ("counter", "Tool calls sent to clients."),
     "lmparse_tool_calls_dropped_total": ("counter", "Tool calls the model wrote that no client saw: kind=rejected "
                                          "(unknown, malformed, filtered), kind=truncated (markup the end cut off)."),
-    "lmparse_parse_cpu_seconds_total": ("counter", "CPU time spent in the response parsers."),
+    "lmparse_parse_cpu_seconds_total": ("counter", "Time spent in the response parsers (their calls never wait: "
+                                        "CPU time, unless the process was preempted)."),
     "lmparse_engine_cancelled_total": ("counter", "Generations stopped because the client went away."),
     "lmparse_engine_completed_total": ("counter", "Generations that ran to their finish reason."),
     "lmparse_engine_failed_total": ("counter", "Generations ended by an engine error or by the server's shutdown."),

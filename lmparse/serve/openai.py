@@ -171,6 +171,30 @@ def _delta_dict(message, fields: tuple[str, ...]) -> dict:
     return out
 
 
+_CHOICE_HEAD = b'{"index":0,"delta":'
+_CHOICE_TAIL = b',"finish_reason":null}]}\n\n'
+
+
+def _delta_json(message, keys: tuple[bytes, ...]) -> bytes | None:
+    """The delta's JSON for the shapes nearly every token has (one text field, one call's
+    argument fragment, nothing), written around the escaped text with no dict built;
+    None for any other shape.  ``keys`` are the reasoning fields' ``"name":`` bytes."""
+    calls, reasoning, content = message.tool_calls, message.reasoning_content, message.content
+    if calls:
+        call = calls[0]
+        if reasoning is not None or content is not None or len(calls) != 1 or call.id is not None:
+            return None
+        fn = call.function
+        arguments = orjson.dumps((fn.arguments if fn is not None else None) or "")
+        return b'{"tool_calls":[{"index":%d,"function":{"arguments":%b}}]}' % (call.index, arguments)
+    if reasoning is not None:
+        if content is not None:
+            return None
+        text = orjson.dumps(reasoning)
+        return b"{" + b",".join([key + text for key in keys]) + b"}"
+    return b"" if content is None else b'{"content":' + orjson.dumps(content) + b"}"
+
+
 def _ids() -> tuple[str, int]:
     return "chatcmpl-" + secrets.token_hex(12), int(time.time())
 
@@ -181,13 +205,18 @@ async def stream_response(runner: ChatRunner, opts: OpenAIOptions) -> AsyncGener
     head = orjson.dumps({"id": rid, "object": "chat.completion.chunk", "created": created, "model": opts.model})
     prefix = b"data: " + head[:-1] + b',"choices":['
     fields, want_logprobs = opts.reasoning_fields, opts.logprobs
+    keys = tuple(orjson.dumps(field) + b":" for field in fields)
+    choice_head = prefix + _CHOICE_HEAD
     yield prefix + orjson.dumps({"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}) + b"]}\n\n"
     try:
         async with aclosing(runner.run()) as deltas:
             async for d in deltas:
-                delta = _delta_dict(d.message, fields)
                 lp = d.logprobs if want_logprobs else None
-                if delta or lp:
+                written = None if lp else _delta_json(d.message, keys)
+                if written is not None:
+                    if written:
+                        yield choice_head + written + _CHOICE_TAIL
+                elif (delta := _delta_dict(d.message, fields)) or lp:
                     choice: dict[str, Any] = {"index": 0, "delta": delta}
                     if lp:
                         choice["logprobs"] = {"content": lp}

@@ -115,6 +115,9 @@ class RealTokenizer(Tokenizer):
         self._encode = encode
         self._decode = decode
         self._count = count
+        # Each id's own text, decoded once: bounded by the vocabulary, and two of the three
+        # decodes a streamed token needs are of one id alone.
+        self._texts: dict[int, str] = {}
 
     def count(self, text: str) -> int:
         return self._count(text) if self._count is not None else len(self._encode(text))
@@ -130,13 +133,16 @@ class RealTokenizer(Tokenizer):
         (``recent``: the ids from the last emitted piece's start on; ``read`` of them are
         emitted), as engines detokenize; half a character waits (""), and a held tail is
         flushed with the last token."""
-        decode = self._decode
+        decode, texts = self._decode, self._texts
         recent: list[int] = []
         read = 0
         emitted = ""
         last: Step | None = None
         for ids in windows(pieces, self._encode):
             for token_id in ids:
+                own = texts.get(token_id)
+                if own is None:
+                    own = texts[token_id] = decode([token_id])
                 recent.append(token_id)
                 window = decode(recent)
                 piece = ""
@@ -144,10 +150,10 @@ class RealTokenizer(Tokenizer):
                     piece = window[len(emitted):]
                     del recent[:read]  # settled ids are never decoded again
                     read = len(recent)
-                    emitted = decode(recent)
+                    emitted = own if read == 1 else decode(recent)
                 if last is not None:
                     yield last
-                last = (piece, token_id, decode([token_id]))
+                last = (piece, token_id, own)
         if last is not None:
             if read < len(recent):
                 last = (last[0] + decode(recent)[len(emitted):], last[1], last[2])

@@ -30,6 +30,10 @@ __all__ = ["SimulatedEngine", "StopScan", "harmony_parts"]
 # Stands for the content while the rest of a reply is rendered around it; random, so no
 # request can write it.
 _HOLE = f"\x00content-{secrets.token_hex(8)}\x00"
+# At full speed (no token rate) a stream hands the event loop over once per this many tokens.
+# Fewer than 5: asyncio logs a warning from the fifth write to a connection it has found lost
+# but not yet reported, and the server learns that a client left only when the loop runs.
+_YIELD_EVERY = 4
 
 
 def harmony_parts(reply: Reply, content: str | None = None) -> list[tuple[str, ...]]:
@@ -207,13 +211,15 @@ class SimulatedEngine(Engine):
         due = loop.time()
         done = False
         try:
-            for chunk in chunks:
+            for count, chunk in enumerate(chunks):
                 if interval:
                     due += interval
                     delay = due - loop.time()
                     await asyncio.sleep(delay if delay > 0 else 0)
-                else:
-                    await asyncio.sleep(0)  # let the server notice a client that left
+                elif not count % _YIELD_EVERY:
+                    # Let the server notice a client that left, and the other streams run;
+                    # every token would cost each one a trip through the event loop.
+                    await asyncio.sleep(0)
                 self.tokens_generated += len(chunk.token_ids or ())
                 done = chunk.finish_reason is not None
                 yield chunk
