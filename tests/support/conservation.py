@@ -28,7 +28,6 @@ Segment = tuple[object, str]  # ("content" | "reasoning" | call index, text)
 
 MARKUP = frozenset("<>[]{}()|｜`\"'\\=:,;")  # a syntax run holds one of these
 ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
-ENVELOPE_GAP = re.compile(r'(?:"\w*"|[\s<>\[\]{}()|=:,;"])*')  # between a name and its verbatim arguments
 SEARCH_BUDGET = 20000  # finds one spelling search may spend before falling back
 
 
@@ -186,12 +185,10 @@ def _take_call(text: str, index: int, name: str, arguments: str, pos: int, taken
     after_name = name_at + len(written)  # arguments follow the name, unless written first
     limit = _find_name(text, following, after_name)[0] if following else -1
     verbatim_at = text.find(arguments, after_name)
-    # Verbatim right after the name (an envelope's keys and markup between) is this call's
-    # even when the next call's name also occurs inside it (Apertus' ``[{"f": {"f": 1}}, {"f": …}]``).
-    if verbatim_at >= 0 and ENVELOPE_GAP.fullmatch(text, after_name, verbatim_at) is not None:
-        limit = -1
     if verbatim_at >= 0 and (limit < 0 or verbatim_at < limit):
-        start = after_name
+        # Written before the next call's name: this call's, whole, even when that name also
+        # occurs inside it (``f[ARGS]{"a": 1}`` before a call named ``a``).
+        start, limit = after_name, -1
     elif _is_json(arguments):  # converted or double-encoded: looked for from the call's start
         start = pos
     else:  # cut short or broken: after the name if it can be spelled there
