@@ -59,7 +59,7 @@ test-integrations: venv testdata
 # Peers (LMDeploy's parsers, no torch) run from their own venv in bench/.peers/, built once.
 bench: venv
 	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
-	$(PYTHON) -m bench --peers
+	$(PYTHON) -m bench --peers --write-docs
 
 # lmparse serve under 200 concurrent streams, 2 000 disconnects, hostile requests and upstream faults
 # (reliability/); writes docs/reliability.md and fails if anything was lost. `make test` runs a reduced set.
