@@ -3,7 +3,7 @@
 It tracks container depth, strings and escapes, and never decodes or re-encodes:
 the caller forwards the scanned source verbatim.  Work is pushed into C: a run of
 complete strings and plain characters is consumed by one regex match, a string
-body by ``str.find``, and a large value that arrives whole by the C JSON decoder.
+body (escapes included) by another, and a large value that arrives whole by the C JSON decoder.
 Each input character is looked at a bounded number of times, whatever the chunking.
 """
 
@@ -18,6 +18,8 @@ __all__ = ["JsonValueScanner", "SCALAR_START"]
 # protocol boundary: '<' is never valid JSON outside a string), plus whole strings.
 _OUTSIDE = re.compile(r'[^"\[\]{}<]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}<]*)*', re.DOTALL)
 _SCALAR = re.compile(r"[-+.0-9a-zA-Z]*")
+# A string's body from inside it: stops at its closing quote, or before a backslash that ends the text.
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 SCALAR_START = frozenset("-0123456789tfnNI")
 # Below this many available characters the C decoder cannot pay for a failed try.
 _WHOLE_VALUE_MIN = 256
@@ -62,17 +64,19 @@ class JsonValueScanner:
     def scan(self, text: str, pos: int, final: bool = False) -> int:
         """Consume from ``pos``; return the position after what was consumed."""
         if self.in_string and not self.escape_pending:
-            # The hot path: inside a string, with no backslash or quote in sight.
-            quote = text.find('"', pos)
-            if quote == -1:
-                if text.find("\\", pos) == -1:
-                    return len(text)
-            elif text.find("\\", pos, quote) == -1:
-                self.in_string = False
-                if self._kind == _STRING:
-                    self.done = True
-                    return quote + 1
-                return self._scan_container(text, quote + 1, len(text))
+            # The hot path: inside a string; one match passes its body, escapes and all.
+            end = _STRING_BODY.match(text, pos).end()  # type: ignore[union-attr]  # matches empty: never None
+            n = len(text)
+            if end >= n:
+                return n
+            if text[end] == "\\":  # a backslash ends the text: its escaped character comes next
+                self.escape_pending = True
+                return n
+            self.in_string = False
+            if self._kind == _STRING:
+                self.done = True
+                return end + 1
+            return self._scan_container(text, end + 1, n)
         n = len(text)
         if pos >= n or self.done:
             return pos
@@ -148,17 +152,11 @@ class JsonValueScanner:
                 return pos
             pos += 1
             self.escape_pending = False
-        quote = text.find('"', pos)
-        while True:
-            if quote != -1 and quote < pos:
-                quote = text.find('"', pos)
-            backslash = text.find("\\", pos, n if quote == -1 else quote)
-            if backslash == -1:
-                if quote == -1:
-                    return n
-                self.in_string = False
-                return quote + 1
-            pos = backslash + 2
-            if pos > n:
-                self.escape_pending = True
-                return n
+        end = _STRING_BODY.match(text, pos, n).end()  # type: ignore[union-attr]  # matches empty: never None
+        if end >= n:
+            return n
+        if text[end] == "\\":
+            self.escape_pending = True
+            return n
+        self.in_string = False
+        return end + 1
