@@ -32,7 +32,7 @@ def held_prefix_start(text: str, marker: str, start: int = 0) -> int:
 class MarkerSet:
     """A fixed set of markers: one C-level search for the next one, bounded partial holding."""
 
-    __slots__ = ("markers", "_pattern", "_by_first", "_max_len")
+    __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead")
 
     def __init__(self, markers: Iterable[str]) -> None:
         uniq = sorted({m for m in markers if m}, key=len, reverse=True)
@@ -44,6 +44,13 @@ class MarkerSet:
             by_first.setdefault(m[0], []).append(m)
         self._by_first = tuple((c, tuple(ms)) for c, ms in by_first.items())
         self._max_len = len(uniq[0]) if uniq else 0
+        # Markers differ in their leading whitespace (a template's layout before a tag), not
+        # in the first character after it: searching for that one character with ``str.find``
+        # (memchr) and matching only around each hit skips ordinary text in C, where the
+        # regex alone would try its alternation at every newline.
+        anchors = {m.lstrip(WHITESPACE)[:1] for m in uniq}
+        self._anchor = anchors.pop() if len(anchors) == 1 and "" not in anchors else None
+        self._max_lead = max((len(m) - len(m.lstrip(WHITESPACE)) for m in uniq), default=0)
 
     @staticmethod
     def of(markers: Iterable[str | None]) -> MarkerSet:
@@ -54,7 +61,26 @@ class MarkerSet:
         return bool(self.markers)
 
     def search(self, text: str, pos: int) -> re.Match[str] | None:
-        return self._pattern.search(text, pos) if self._pattern is not None else None
+        """The leftmost marker at or after ``pos`` (the longest of those starting there)."""
+        pattern, anchor = self._pattern, self._anchor
+        if pattern is None or anchor is None:
+            return pattern.search(text, pos) if pattern is not None else None
+        # A match's leading whitespace cannot reach back past an earlier anchor (that is not
+        # whitespace), so the first window holding a match holds the leftmost one.
+        lead, span = self._max_lead, self._max_len
+        at = text.find(anchor, pos)
+        while at != -1:
+            match = pattern.search(text, max(pos, at - lead), at + span)
+            if match is not None:
+                return match
+            at = text.find(anchor, at + 1)
+        return None
+
+    def plain_run(self, text: str) -> bool:
+        """Whether ``text`` surely holds no marker and ends with no part of one (False: look closer)."""
+        anchor = self._anchor
+        return anchor is not None and bool(text) and anchor not in text and not (
+            self._max_lead and text[-1] in WHITESPACE)
 
     def held_start(self, text: str, start: int = 0) -> int:
         """Index where a proper prefix of some marker ends ``text``; ``len(text)`` if none."""
