@@ -360,7 +360,7 @@ def render_versus(rows: Sequence[dict], chunkings: Sequence[str], peer: str | No
         "   lmparse MB/s (median)", _grid(rows, chunkings, lambda r: fmt(r and r["ours_mbs"])), "",
         f"   linearity: t(reply) / t(reply / 10), same chunking (linear = 10, goal <= {TARGET_LINEARITY_10X:g})",
         _grid(rows, chunkings, lambda r: fmt(r and r["linearity"])), "",
-        "   slowest single stream_chunk call of one run, ms (gc on; goal < 1 ms)",
+        "   slowest single stream_chunk call of one run, ms of CPU (thread time, gc on; goal < 1 ms)",
         _grid(rows, [c for c in chunkings if c != "complete"],
               lambda r: fmt(r and r["slowest_call_s"] is not None and r["slowest_call_s"] * 1e3 or None)),
     ]
