@@ -66,12 +66,13 @@ class MarkerSet:
         if pattern is None or anchor is None:
             return pattern.search(text, pos) if pattern is not None else None
         # A match's leading whitespace cannot reach back past an earlier anchor (that is not
-        # whitespace), so the first window holding a match holds the leftmost one.
+        # whitespace): the first anchor with a match around it has the leftmost one.  Only a
+        # match whose anchor is ``at`` is taken from its window, so none is cut short by it.
         lead, span = self._max_lead, self._max_len
         at = text.find(anchor, pos)
         while at != -1:
             match = pattern.search(text, max(pos, at - lead), at + span)
-            if match is not None:
+            if match is not None and match.start() <= at:
                 return match
             at = text.find(anchor, at + 1)
         return None
