@@ -3,7 +3,7 @@
 It tracks container depth, strings and escapes, and never decodes or re-encodes:
 the caller forwards the scanned source verbatim.  Work is pushed into C: a run of
 complete strings and plain characters is consumed by one regex match, a string
-body (escapes included) by another, and a large value that arrives whole by the C JSON decoder.
+body by ``str.find`` of its quotes, and a large value that arrives whole by the C JSON decoder.
 Each input character is looked at a bounded number of times, whatever the chunking.
 """
 
@@ -18,8 +18,6 @@ __all__ = ["JsonValueScanner", "SCALAR_START"]
 # protocol boundary: '<' is never valid JSON outside a string), plus whole strings.
 _OUTSIDE = re.compile(r'[^"\[\]{}<]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}<]*)*', re.DOTALL)
 _SCALAR = re.compile(r"[-+.0-9a-zA-Z]*")
-# A string's body from inside it: stops at its closing quote, or before a backslash that ends the text.
-_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 SCALAR_START = frozenset("-0123456789tfnNI")
 # Below this many available characters the C decoder cannot pay for a failed try.
 _WHOLE_VALUE_MIN = 256
@@ -64,19 +62,7 @@ class JsonValueScanner:
     def scan(self, text: str, pos: int, final: bool = False) -> int:
         """Consume from ``pos``; return the position after what was consumed."""
         if self.in_string and not self.escape_pending:
-            # The hot path: inside a string; one match passes its body, escapes and all.
-            end = _STRING_BODY.match(text, pos).end()  # type: ignore[union-attr]  # matches empty: never None
-            n = len(text)
-            if end >= n:
-                return n
-            if text[end] == "\\":  # a backslash ends the text: its escaped character comes next
-                self.escape_pending = True
-                return n
-            self.in_string = False
-            if self._kind == _STRING:
-                self.done = True
-                return end + 1
-            return self._scan_container(text, end + 1, n)
+            return self._from_string(text, pos)  # the hot path
         n = len(text)
         if pos >= n or self.done:
             return pos
@@ -118,6 +104,17 @@ class JsonValueScanner:
             return pos
         return self._scan_container(text, pos, n)
 
+    def _from_string(self, text: str, pos: int) -> int:
+        """Inside a string: one ``str.find`` per quote in it, then what follows it."""
+        n = len(text)
+        end = self._scan_string(text, pos, n)
+        if self.in_string:
+            return end
+        if self._kind == _STRING:
+            self.done = True
+            return end
+        return self._scan_container(text, end, n)
+
     def _scan_container(self, text: str, pos: int, n: int) -> int:
         depth = self.depth
         while pos < n:
@@ -146,17 +143,28 @@ class JsonValueScanner:
         return pos
 
     def _scan_string(self, text: str, pos: int, n: int) -> int:
-        """Advance inside a string; clears ``in_string`` after its closing quote."""
+        """Advance inside a string; clears ``in_string`` after its closing quote.  A quote
+        closes it when an even run of backslashes precedes it (counted back to ``pos``, where
+        no escape is pending): so only quotes are searched for, with ``str.find``."""
         if self.escape_pending:
             if pos >= n:
                 return pos
             pos += 1
             self.escape_pending = False
-        end = _STRING_BODY.match(text, pos, n).end()  # type: ignore[union-attr]  # matches empty: never None
-        if end >= n:
-            return n
-        if text[end] == "\\":
-            self.escape_pending = True
-            return n
-        self.in_string = False
-        return end + 1
+        quote = text.find('"', pos, n)
+        while quote != -1:
+            if text[quote - 1] != "\\" or quote == pos or _escaping_run(text, pos, quote) % 2 == 0:
+                self.in_string = False
+                return quote + 1
+            quote = text.find('"', quote + 1, n)
+        if n > pos and text[n - 1] == "\\" and _escaping_run(text, pos, n) % 2:
+            self.escape_pending = True  # the next chunk's first character is escaped
+        return n
+
+
+def _escaping_run(text: str, start: int, end: int) -> int:
+    """How many backslashes end ``text[start:end]``."""
+    k = end
+    while k > start and text[k - 1] == "\\":
+        k -= 1
+    return end - k
