@@ -5,7 +5,7 @@ Mistral).  An object or array is forwarded verbatim as the scanner passes it; a 
 written as a string or a scalar is held to its end and then normalized (a JSON-encoded
 object is unwrapped, ``null`` becomes ``{}``).  While the scan is inside a string of
 the forwarded value, ``in_run`` is true and the owning parser's fast lane
-(``JsonRunLane.feed_tool_block``) takes a chunk with no quote in one step.
+(``JsonRunLane.feed_tool_block``) takes a chunk that stays inside the string in one step.
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ class JsonArguments:
 
 class JsonRunLane(ToolParser):
     """The fast lane of a tool parser whose current call's arguments are a ``JsonArguments``:
-    inside a string of the forwarded value, a chunk with no quote stays inside it and is
-    argument text as it stands (backslashes only move the escape state)."""
+    inside a string of the forwarded value, a chunk whose quotes are all escaped stays inside
+    it and is argument text as it stands (one ``str.find`` per quote)."""
 
     streaming = "arguments: the JSON source text as soon as it is lexically stable"
     _arguments: JsonArguments
@@ -99,10 +99,7 @@ class JsonRunLane(ToolParser):
         return derive_call_syntax(cls)
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
-        if self._run_open and not final and text and '"' not in text:
-            scanner = self._arguments.scanner
-            if scanner.escape_pending or "\\" in text:
-                scanner.scan(text, 0)
+        if self._run_open and not final and text and self._arguments.scanner.run_in_string(text):
             self._calls.arguments_run(deltas, text)
             n = len(text)
             return RUN_STEPS[n] if n <= 1024 else run_step(n)
