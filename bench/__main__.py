@@ -184,7 +184,7 @@ def _measure_versus(mode: Mode, dialects: list, with_peer: bool) -> tuple[list[d
         answer = peer.request(op="names")
         if not answer["ok"]:
             return [], None, f"unavailable ({peer.unavailable or answer['error']})"
-        cases = stack_cases() + dialect_cases(dialects, set(answer["names"]))
+        cases = stack_cases() + dialect_cases(dialects, answer["names"])
         _progress(f"  peer {answer['impl']}: {len(cases)} cases, interleaved with ours")
         return measure_cases(cases, mode.versus, peer, CHUNKINGS, _progress), answer["impl"], None
 

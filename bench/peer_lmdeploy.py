@@ -304,7 +304,7 @@ def _time_prepared(prepared: _Prepared, settings: Settings) -> dict:
 def serve() -> int:
     """Answer one JSON request per stdin line with one JSON line: ``prepare`` (check a
     configuration, keep it under ``id``), ``time`` (one best-of timing of it), ``forget``,
-    ``names`` (the tool parsers LMDeploy registers)."""
+    ``names`` (the tool parser names LMDeploy registers, each with its class's name)."""
     prepared: dict[int, _Prepared] = {}
     for line in sys.stdin:
         request = json.loads(line)
@@ -314,7 +314,9 @@ def serve() -> int:
                 prepared[key] = _prepare(request)
                 answer: dict = {"ok": True, **prepared[key].row}
             elif op == "names":
-                answer = {"ok": True, "names": tool_parser_names(), "impl": _import_parsers()[3]}
+                registry = _import_parsers()[1]
+                classes = {name: registry.get(name).__name__ for name in tool_parser_names()}
+                answer = {"ok": True, "names": classes, "impl": _import_parsers()[3]}
             elif op == "time":
                 answer = {"ok": True, **_time_prepared(prepared[key], Settings(*request["settings"]))}
             else:

@@ -71,24 +71,26 @@ def stack_cases() -> list[Case]:
     ]
 
 
-def dialect_cases(dialects: Sequence[Any], peer_names: set[str] | None) -> list[Case]:
-    """Every dialect group that LMDeploy registers a name of (all of them when ``peer_names`` is None)."""
+def dialect_cases(dialects: Sequence[Any], peer_names: dict[str, str] | None) -> list[Case]:
+    """Every dialect group once per peer parser class it shares a name with, named as the peer
+    names it (``peer_names``: name -> the peer's class); every group when ``peer_names`` is None."""
     from .dialects import call_reply
 
     cases = []
     for dialect in dialects:
-        if peer_names is not None and peer_names.isdisjoint(dialect.names):
-            continue
-        call = build_call("string-arg", 1)
-        request = {"tools": call.tools}
+        if peer_names is None:
+            labels = [dialect.label]
+        else:
+            shared = [name for name in dialect.names if name in peer_names]
+            labels = list({peer_names[name]: name for name in reversed(shared)}.values())[::-1]
+        request = {"tools": build_call("string-arg", 1).tools}
 
         def build(size: int, dialect: Any = dialect) -> CallReply:
             return call_reply(dialect, build_call("string-arg", size))
 
-        # Named as the peer names it (our group label may be another alias of the class).
-        label = next((n for n in dialect.names if n in peer_names), dialect.label) if peer_names else dialect.label
-        cases.append(Case(label, "call", build, lambda d=dialect, r=request: d.make_parser(r),
-                          dialect.names, dialect.markers, tokenizer_for(label)))
+        for label in labels:
+            cases.append(Case(label, "call", build, lambda d=dialect, r=request: d.make_parser(r),
+                              (label,), dialect.markers, tokenizer_for(label)))
     return cases
 
 

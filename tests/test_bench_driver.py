@@ -35,7 +35,7 @@ def test_cut_rebuilds_the_text_from_its_pieces() -> None:
 
 
 def test_every_character_chunking_of_the_stack_and_a_dialect_is_checked_without_the_peer() -> None:
-    cases = stack_cases() + dialect_cases(select_dialects("qwen3coder"), {"qwen3coder"})
+    cases = stack_cases() + dialect_cases(select_dialects("qwen3coder"), {"qwen3coder": "Qwen3CoderToolParser"})
     rows = measure_cases(cases, TINY, None, CHAR_CHUNKINGS)
     assert [(r["case"], r["chunking"]) for r in rows] == [(c.label, k) for c in cases for k in CHAR_CHUNKINGS]
     by_key = {(r["case"], r["chunking"]): r for r in rows}
