@@ -9,6 +9,7 @@ longest marker: nothing already passed is searched again.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Iterable
 
@@ -32,7 +33,7 @@ def held_prefix_start(text: str, marker: str, start: int = 0) -> int:
 class MarkerSet:
     """A fixed set of markers: one C-level search for the next one, bounded partial holding."""
 
-    __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead")
+    __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead", "_partial_ends")
 
     def __init__(self, markers: Iterable[str]) -> None:
         uniq = sorted({m for m in markers if m}, key=len, reverse=True)
@@ -44,13 +45,18 @@ class MarkerSet:
             by_first.setdefault(m[0], []).append(m)
         self._by_first = tuple((c, tuple(ms)) for c, ms in by_first.items())
         self._max_len = len(uniq[0]) if uniq else 0
-        # Markers differ in their leading whitespace (a template's layout before a tag), not
-        # in the first character after it: searching for that one character with ``str.find``
-        # (memchr) and matching only around each hit skips ordinary text in C, where the
-        # regex alone would try its alternation at every newline.
-        anchors = {m.lstrip(WHITESPACE)[:1] for m in uniq}
-        self._anchor = anchors.pop() if len(anchors) == 1 and "" not in anchors else None
-        self._max_lead = max((len(m) - len(m.lstrip(WHITESPACE)) for m in uniq), default=0)
+        # Markers differ in their leading whitespace (a template's layout before a tag), and
+        # after it they share a head (``<``, ``</``, ``<｜DSML｜``): searching for that anchor
+        # with ``str.find`` and matching only around each hit skips ordinary text in C, where
+        # the regex alone would try its alternation at every newline.
+        tags = [m.lstrip(WHITESPACE) for m in uniq]
+        leads = [m[: len(m) - len(tag)] for m, tag in zip(uniq, tags, strict=True)]
+        anchor = os.path.commonprefix(tags) if tags and all(tags) else ""
+        self._anchor = anchor or None
+        self._max_lead = max(map(len, leads), default=0)
+        # A text ending with one of these may end with part of a marker (``plain_run``).
+        self._partial_ends = tuple({*(anchor[:k] for k in range(1, len(anchor))),
+                                    *(lead[:k] for lead in leads for k in range(1, len(lead) + 1))})
 
     @staticmethod
     def of(markers: Iterable[str | None]) -> MarkerSet:
@@ -80,8 +86,7 @@ class MarkerSet:
     def plain_run(self, text: str) -> bool:
         """Whether ``text`` surely holds no marker and ends with no part of one (False: look closer)."""
         anchor = self._anchor
-        return anchor is not None and bool(text) and anchor not in text and not (
-            self._max_lead and text[-1] in WHITESPACE)
+        return anchor is not None and bool(text) and anchor not in text and not text.endswith(self._partial_ends)
 
     def held_start(self, text: str, start: int = 0) -> int:
         """Index where a proper prefix of some marker ends ``text``; ``len(text)`` if none."""

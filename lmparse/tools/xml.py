@@ -186,8 +186,6 @@ class XmlValues(ToolParser):
         stops = (self.arg_value_close, self.function_close, self.tool_close_tag)
         self._value_stops = MarkerSet.of(stops)
         self._arg_end = MarkerSet.of((*stops, *("\n" + s for s in stops if s)) if self.value_newlines else stops)
-        # A newline at a chunk's end may start a value's end (Ling 3's "\n</tool_call>"): held.
-        self._newline_ends = any(m[0] == "\n" for m in self._arg_end.markers)
         self._whole_end = MarkerSet.of((self.arguments_close,)) if self.arguments_close else self._arg_end
         self._wrap_end = MarkerSet.of((self.value_wrapper[1],)) if self.value_wrapper else self._arg_end
         super().__init__(request, id_factory)
@@ -464,11 +462,10 @@ class XmlToolParser(XmlValues):
         self._phase = _FUNCTION
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
-        # The fast lane: inside a streamed string value, a chunk with no '<' (every closing
-        # tag starts with one) and no trailing newline is value text as it stands.
-        if self._run_open and not final and text and "<" not in text and not (
-            self._newline_ends and text[-1] == "\n"
-        ) and not (self._wrapped and "]" in text):  # (``]]>`` ends a wrapped value)
+        # The fast lane: inside a streamed string value, a chunk that holds no head of a tag
+        # ending the value (``</``: ``a <= b`` or ``List<str>`` pass) and does not end with
+        # part of one is value text as it stands.
+        if self._run_open and not final and (self._wrap_end if self._wrapped else self._value_end).plain_run(text):
             self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
             n = len(text)
             return RUN_STEPS[n] if n <= 1024 else run_step(n)
