@@ -74,13 +74,15 @@ class MarkerSet:
         # A match's leading whitespace cannot reach back past an earlier anchor (that is not
         # whitespace): the first anchor with a match around it has the leftmost one.  Only a
         # match whose anchor is ``at`` is taken from its window, so none is cut short by it.
-        lead, span = self._max_lead, self._max_len
-        at = text.find(anchor, pos)
+        # One character is searched for (memchr; a longer needle costs several times more).
+        lead, span, first = self._max_lead, self._max_len, anchor[0]
+        at = text.find(first, pos)
         while at != -1:
-            match = pattern.search(text, max(pos, at - lead), at + span)
-            if match is not None and match.start() <= at:
-                return match
-            at = text.find(anchor, at + 1)
+            if text.startswith(anchor, at):
+                match = pattern.search(text, max(pos, at - lead), at + span)
+                if match is not None and match.start() <= at:
+                    return match
+            at = text.find(first, at + 1)
         return None
 
     def plain_run(self, text: str) -> bool:
