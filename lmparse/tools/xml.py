@@ -19,7 +19,7 @@ import ast
 import enum
 import json
 import re
-from json.encoder import encode_basestring
+from json.encoder import encode_basestring, encode_basestring_ascii
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar, Union
 
@@ -129,6 +129,15 @@ def argument_items(arguments: str) -> list[tuple[str, str]]:
         (key, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
         for key, value in json.loads(arguments).items()
     ]
+
+
+def json_string_body(text: str) -> str:
+    """``text`` as the inside of a JSON string, non-ASCII characters kept (``ensure_ascii=False``).
+    ASCII text takes CPython's ASCII encoder, the same bytes about four times faster; DEL
+    (which only that one escapes) keeps the general encoder."""
+    if text.isascii() and "\x7f" not in text:
+        return encode_basestring_ascii(text)[1:-1]
+    return encode_basestring(text)[1:-1]
 
 
 def _value_stop(text: str, pos: int, final: bool, stops: MarkerSet, close: str, parameter_open: str
@@ -327,7 +336,7 @@ class XmlValues(ToolParser):
             return
         mode = self._value_mode
         if mode == _STREAM:
-            self._calls.arguments(deltas, encode_basestring(piece)[1:-1])
+            self._calls.arguments(deltas, json_string_body(piece))
         elif mode == _BUFFER:
             self._value_parts.append(piece)
         elif self._value_scanner is None or not self._value_scanner.done:
@@ -466,7 +475,7 @@ class XmlToolParser(XmlValues):
         # ending the value (``</``: ``a <= b`` or ``List<str>`` pass) and does not end with
         # part of one is value text as it stands.
         if self._run_open and not final and (self._wrap_end if self._wrapped else self._value_end).plain_run(text):
-            self._calls.arguments_run(deltas, encode_basestring(text)[1:-1])
+            self._calls.arguments_run(deltas, json_string_body(text))
             n = len(text)
             return RUN_STEPS[n] if n <= 1024 else run_step(n)
         return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)
