@@ -99,7 +99,11 @@ class JsonRunLane(ToolParser):
         return derive_call_syntax(cls)
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
-        if self._run_open and not final and text and self._arguments.scanner.run_in_string(text):
+        if self._run_open and not final and text and (
+            # (most chunks: no quote, no backslash, no escape pending: nothing to scan)
+            ('"' not in text and "\\" not in text and not self._arguments.scanner.escape_pending)
+            or self._arguments.scanner.run_in_string(text)
+        ):
             self._calls.arguments_run(deltas, text)
             n = len(text)
             return RUN_STEPS[n] if n <= 1024 else run_step(n)
