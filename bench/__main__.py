@@ -421,11 +421,12 @@ def _write_docs(mode: Mode, run: _Run, report: str, versus: str, argv: Sequence[
 
     command = "python -m bench " + " ".join(argv)
     plot = plot_versus(run.versus, CHUNKINGS, run.peer, IMAGES / "parsers-mbps.png")
-    alt = f"MB/s against chunking, lmparse and {run.peer or 'alone'}"
-    figure = f"\n![{alt}](img/benchmarks/{plot.name})\n" if plot else ""
-    intro = (f"## Parsers: lmparse beside {run.peer or 'nothing (no peer run)'}\n\n"
-             f"`{command.strip()}` ({mode.name} mode); the same run alternates ours and the peer's timings "
-             "config by config. Every output is checked before it is timed.\n")
+    beside = f"lmparse beside {run.peer}" if run.peer else "lmparse alone (no peer ran)"
+    figure = f"\n![MB/s against chunking, {beside}](img/benchmarks/{plot.name})\n" if plot else ""
+    how = "; one run alternates our timings and the peer's, configuration by configuration" if run.peer else ""
+    intro = (f"## Parsers: {beside}\n\nWritten by `{command.strip()}` ({mode.name} mode; `make bench` runs "
+             f"`python -m bench --peers --write-docs`){how}. "
+             "Every output is checked before it is timed.\n")
     write_section("parsers", f"{intro}{figure}\n```text\n{versus}\n```")
     write_section("parsers-detail", f"## Parsers in detail\n\n`{command.strip()}`\n\n```text\n{report}\n```")
 
