@@ -1,5 +1,5 @@
-"""The JSON fast lane's two scanner tries are all or nothing: a chunk is consumed whole when the
-value goes on through it (the same state a plain scan leaves), otherwise nothing changes."""
+"""The JSON fast lane's scanner try is all or nothing: a chunk is consumed whole when the value
+goes on through it (the same state a plain scan leaves), otherwise nothing changes."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _started(rng: random.Random) -> JsonValueScanner:
     return scanner
 
 
-def test_run_through_and_run_in_string_consume_all_or_change_nothing() -> None:
+def test_run_through_consumes_all_or_changes_nothing() -> None:
     rng = random.Random(14)
     for _ in range(5000):
         scanner = _started(rng)
@@ -31,10 +31,7 @@ def test_run_through_and_run_in_string_consume_all_or_change_nothing() -> None:
         for name in ("_kind", "container", *STATE):
             setattr(twin, name, getattr(scanner, name))
         scanned = twin.scan(chunk, 0)
-        took = scanner.run_in_string(chunk) if scanner.in_string else scanner.run_through(chunk)
-        if took:
+        if scanner.run_through(chunk):
             assert scanned == len(chunk) and not twin.done and _state(scanner) == _state(twin), chunk
-            if before[1]:
-                assert scanner.in_string  # run_in_string: the string goes on
         else:
             assert _state(scanner) == before, chunk

@@ -88,8 +88,8 @@ class JsonArguments:
 class JsonRunLane(ToolParser):
     """The fast lane of a tool parser whose current call's arguments are a ``JsonArguments``:
     inside the forwarded value, a chunk in which the value neither ends nor breaks is argument
-    text as it stands.  Inside a string that is a chunk whose quotes are all escaped (one
-    ``str.find`` per quote); elsewhere the scanner tries the chunk and undoes a failed try."""
+    text as it stands: the scanner tries the chunk and undoes a failed try (inside a string,
+    a chunk with no quote and no backslash needs no try)."""
 
     streaming = "arguments: the JSON source text as soon as it is lexically stable"
     _arguments: JsonArguments
@@ -103,8 +103,8 @@ class JsonRunLane(ToolParser):
         if self._run_open and not final and text:
             scanner = self._arguments.scanner
             # (a chunk inside a string with no quote, backslash or escape pending: nothing to scan)
-            if (scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending) or (
-                    scanner.run_in_string(text) if scanner.in_string else scanner.run_through(text)):
+            if (scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending
+                    ) or scanner.run_through(text):
                 self._calls.arguments_run(deltas, text)
                 n = len(text)
                 return RUN_STEPS[n] if n <= 1024 else run_step(n)

@@ -104,16 +104,6 @@ class JsonValueScanner:
             return pos
         return self._scan_container(text, pos, n)
 
-    def run_in_string(self, text: str) -> bool:
-        """Consume all of ``text`` if it stays inside the current string (every quote in it
-        escaped) and say so; otherwise change nothing."""
-        pending = self.escape_pending
-        self._scan_string(text, 0, len(text))
-        if self.in_string:
-            return True
-        self.in_string, self.escape_pending = True, pending
-        return False
-
     def run_through(self, text: str) -> bool:
         """Consume all of ``text`` if the value neither ends nor breaks in it and say so;
         otherwise change nothing (a container's fast lane)."""
