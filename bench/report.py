@@ -159,7 +159,7 @@ def _peer_status(peers: Sequence[PeerRun]) -> list[str]:
     """Section 5: how each peer ran, and what it got wrong."""
     out = ["5. peers"]
     if not peers:
-        out.append("   not run (python -m bench --peers)")
+        out.append("   the peer is timed in section 8, interleaved with ours (python -m bench --peers)")
     for p in peers:
         out.append(f"   peer {p.name}: {p.impl + ': ' if p.impl else ''}{p.status}")
         realigned = [r for r in p.records if r.get("plain_chunking_error")]
