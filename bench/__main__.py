@@ -2,13 +2,17 @@
 
 Sections: (1) the qwen parser stack at several chunk sizes, (2) JsonValueScanner
 alone, (3) linearity from 10 KB to the full size, (4) a pass-through floor shown
-beside (1), (5) peers, opt-in with ``--peers``, (6) every tool dialect on one call
-with a long string argument and one with many typed arguments, (7) each dialect's
-linearity; ``--dialects`` picks the groups of (6) and (7).  Every configuration's
-output is checked before it is timed; a wrong output aborts the run with exit
-status 1.  ``--quick`` uses 100 KB fixtures, ``--json PATH`` also writes the
-numbers, and ``--profile`` adds a cProfile of the chunk-4 runs (the qwen stack and
-each XML-like dialect's string argument).
+beside (1), (5) how the peer ran, (6) every tool dialect on one call with a long
+string argument and one with many typed arguments, (7) each dialect's linearity,
+(8) same-run ratios against LMDeploy (``bench.versus``: the qwen stack, ``<think>``
+reasoning and every dialect LMDeploy has, at N-character chunks, whole, complete,
+one real token per chunk and groups of 2-16 tokens; the peer with ``--peers``);
+``--dialects`` picks the groups of (6)-(8).  Every configuration's output is checked
+before it is timed; a wrong output aborts the run with exit status 1.  ``--quick``
+uses 100 KB fixtures, ``--tiny`` 2 KB ones (to keep the driver working), ``--json
+PATH`` also writes the numbers, ``--write-docs`` writes docs/benchmarks.md's
+``parsers`` sections and plot, and ``--profile`` adds a cProfile of the chunk-4 runs
+(the qwen stack and each XML-like dialect's string argument).
 """
 
 from __future__ import annotations
