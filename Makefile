@@ -59,7 +59,7 @@ test-integrations: venv testdata
 # Peers (LMDeploy's parsers, no torch) run from their own venv in bench/.peers/, built once.
 bench: venv
 	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
-	$(PYTHON) -m bench --peers
+	$(PYTHON) -m bench --peers --write-docs
 
 # The serving path: CPU per streamed token per API in process, tokens/s at 64 and 256 clients on
 # loopback beside a bare Starlette SSE endpoint, and vLLM's / SGLang's own chat serving layers on the

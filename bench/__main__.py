@@ -2,13 +2,17 @@
 
 Sections: (1) the qwen parser stack at several chunk sizes, (2) JsonValueScanner
 alone, (3) linearity from 10 KB to the full size, (4) a pass-through floor shown
-beside (1), (5) peers, opt-in with ``--peers``, (6) every tool dialect on one call
-with a long string argument and one with many typed arguments, (7) each dialect's
-linearity; ``--dialects`` picks the groups of (6) and (7).  Every configuration's
-output is checked before it is timed; a wrong output aborts the run with exit
-status 1.  ``--quick`` uses 100 KB fixtures, ``--json PATH`` also writes the
-numbers, and ``--profile`` adds a cProfile of the chunk-4 runs (the qwen stack and
-each XML-like dialect's string argument).
+beside (1), (5) how the peer ran, (6) every tool dialect on one call with a long
+string argument and one with many typed arguments, (7) each dialect's linearity,
+(8) same-run ratios against LMDeploy (``bench.versus``: the qwen stack, ``<think>``
+reasoning and every dialect LMDeploy has, at N-character chunks, whole, complete,
+one real token per chunk and groups of 2-16 tokens; the peer with ``--peers``);
+``--dialects`` picks the groups of (6)-(8).  Every configuration's output is checked
+before it is timed; a wrong output aborts the run with exit status 1.  ``--quick``
+uses 100 KB fixtures, ``--tiny`` 2 KB ones (to keep the driver working), ``--json
+PATH`` also writes the numbers, ``--write-docs`` writes docs/benchmarks.md's
+``parsers`` sections and plot, and ``--profile`` adds a cProfile of the chunk-4 runs
+(the qwen stack and each XML-like dialect's string argument).
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple, TypeVar
 
 from .fixtures import CALL_CONTENT, FIXTURE_KINDS, Call, build_call, build_reply, chunk_label, split_chunks
-from .peers import PeerRun, run_lmdeploy, run_lmdeploy_calls, vllm_hermes
-from .report import fmt, render_dialects, render_run, size_label
+from .peers import PeerProcess
+from .report import fmt, render_dialects, render_run, render_versus, size_label, versus_targets
 from .timing import Settings
 from .verify import ReconstructionError
+from .versus import CHUNKINGS, VersusMode, dialect_cases, measure_cases, stack_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 _T = TypeVar("_T")
@@ -48,16 +53,26 @@ class Mode(NamedTuple):
     call_chunk1_size: int
     call_small: int
     dialect_settings: Settings
+    versus: VersusMode  # section 8: the same-run ratios against the peer
+
+
+# A pair's sample on one side: two runs at least (a best of two), more for small inputs.
+_PAIR = Settings(repeats=2, min_sample=0.1, budget=0.3)
 
 
 FULL = Mode(
     "full", 1_000_000, (10_000, 100_000, 1_000_000), Settings(repeats=5, min_sample=0.2, budget=6.0),
     1_000_000, 100_000, 10_000, Settings(repeats=3, min_sample=0.2, budget=1.5),
+    VersusMode(1_000_000, 100_000, 100_000, 3, _PAIR),
 )
 QUICK = Mode(
     "quick", 100_000, (10_000, 100_000), Settings(repeats=3, min_sample=0.03, budget=0.6),
     100_000, 100_000, 10_000, Settings(repeats=3, min_sample=0.03, budget=0.3),
+    VersusMode(100_000, 10_000, 100_000, 3, _PAIR),
 )
+# Keeps the driver working under `make test`: every output checked, timings meaningless.
+_ONCE = Settings(repeats=1, min_sample=0.0, budget=0.0)
+TINY = Mode("tiny", 2_000, (1_000, 2_000), _ONCE, 2_000, 2_000, 1_000, _ONCE, VersusMode(2_000, 200, 2_000, 1, _ONCE))
 STACK_CHUNKS: tuple[int | None, ...] = (1, 4, 16, 256, None)
 SCANNER_CHUNKS: tuple[int | None, ...] = (1, 4, 8, 16, 256, None)
 LINEARITY_CHUNKS: tuple[int | None, ...] = (16, None)
@@ -164,37 +179,18 @@ def _measure_dialects(mode: Mode, dialects: list, plan: list, calls: dict) -> li
     return results
 
 
-def _run_dialect_peers(mode: Mode, dialects: list, plan: list, calls: dict) -> PeerRun:
-    from .dialects import call_reply
-
-    def calls_for(names: set[str]) -> list[dict]:
-        jobs = []
-        for dialect in dialects:
-            if names.isdisjoint(dialect.names):
-                continue
-            for key, call in calls.items():
-                runs = [[section, chunk] for section, kind, size, chunk in plan if (kind, size) == key]
-                jobs.append({"names": list(dialect.names), "reply": call_reply(dialect, call)._asdict(), "runs": runs,
-                             "special_tokens": list(dialect.markers)})
-        peered = sorted({job["reply"]["dialect"] for job in jobs})
-        count = sum(len(job["runs"]) for job in jobs)
-        _progress(f"  peer lmdeploy: {count} dialect configurations ({', '.join(peered)})")
-        return jobs
-
-    return run_lmdeploy_calls(calls_for, mode.dialect_settings, timeout=1500)
-
-
-def _run_peers(mode: Mode) -> list[PeerRun]:
-    configs = [("stack", kind, mode.size, chunk) for kind in FIXTURE_KINDS for chunk in STACK_CHUNKS]
-    configs += [
-        ("linearity", kind, size, chunk)
-        for kind in FIXTURE_KINDS
-        for size in mode.linearity_sizes
-        if size != mode.size
-        for chunk in LINEARITY_CHUNKS
-    ]
-    _progress(f"  peer lmdeploy: {len(configs)} configurations in its own virtualenv")
-    return [run_lmdeploy(configs, mode.settings, timeout=1800), vllm_hermes()]
+def _measure_versus(mode: Mode, dialects: list, with_peer: bool) -> tuple[list[dict], str | None, str | None]:
+    """Section 8: its rows, the peer that ran (name and version) and, if none did, why."""
+    if not with_peer:
+        cases = stack_cases() + dialect_cases(dialects, None)
+        return measure_cases(cases, mode.versus, None, CHUNKINGS, _progress), None, "not run (--peers)"
+    with PeerProcess() as peer:
+        answer = peer.request(op="names")
+        if not answer["ok"]:
+            return [], None, f"unavailable ({peer.unavailable or answer['error']})"
+        cases = stack_cases() + dialect_cases(dialects, answer["names"])
+        _progress(f"  peer {answer['impl']}: {len(cases)} cases, interleaved with ours")
+        return measure_cases(cases, mode.versus, peer, CHUNKINGS, _progress), answer["impl"], None
 
 
 def _find(results: list[dict], section: str, kind: str, size: int, chunk: int | None) -> dict | None:
@@ -299,8 +295,7 @@ def _profiles(mode: Mode, dialects: list, calls: dict) -> list[str]:
     return profiles
 
 
-def _render_dialects(mode: Mode, dialects: list, plan: list, calls: dict, rows: list[dict],
-                     peer: PeerRun | None) -> str:
+def _render_dialects(mode: Mode, dialects: list, plan: list, calls: dict, rows: list[dict]) -> str:
     typed = calls[("typed-args", TYPED_ARGS)]
     long_call = calls[("string-arg", mode.call_size)]
     chunk1 = (f"; chunk 1 on a {size_label(mode.call_chunk1_size)}-char value (a {size_label(mode.call_size)} value "
@@ -324,7 +319,7 @@ def _render_dialects(mode: Mode, dialects: list, plan: list, calls: dict, rows: 
         plan=plan,
         linearity=(mode.call_small, mode.call_size),
         header=header,
-        peer=peer,
+        peer=None,
     )
 
 
@@ -335,8 +330,9 @@ class _Run(NamedTuple):
     calls: dict
     results: list[dict]
     dialect_rows: list[dict]
-    peers: list[PeerRun]
-    dialect_peer: PeerRun | None
+    versus: list[dict]
+    peer: str | None  # the peer of section 8, name and version, when it ran
+    peer_status: str | None  # why it did not
     profiles: list[str]
     phases: dict[str, float]
     elapsed: float
@@ -345,7 +341,11 @@ class _Run(NamedTuple):
 def _parse_arguments(argv: Sequence[str] | None) -> tuple[argparse.Namespace, list]:
     """The command line and the dialect groups it selects (an unknown name exits with usage)."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="100 KB fixtures and fewer repeats (< 60 s)")
+    parser.add_argument("--quick", action="store_true", help="100 KB fixtures and fewer repeats")
+    parser.add_argument("--tiny", action="store_true",
+                        help="2 KB fixtures, one sample each: checks every output, times nothing worth reading")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="write the report into docs/benchmarks.md (sections parsers, parsers-detail) and its plot")
     parser.add_argument("--json", metavar="PATH", help="also write every number to PATH as JSON")
     parser.add_argument("--peers", action="store_true", help="also run the peers (scripts/setup_bench_peers.sh)")
     parser.add_argument("--profile", action="store_true",
@@ -381,49 +381,58 @@ def _run(mode: Mode, dialects: list, with_peers: bool, with_profiles: bool) -> _
     try:
         results = phase("qwen stack", lambda: _measure_ours(mode))
         dialect_rows = phase("dialects", lambda: _measure_dialects(mode, dialects, plan, calls))
+        versus, peer, peer_status = phase("versus", lambda: _measure_versus(mode, dialects, with_peers))
     except ReconstructionError as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
         return None
-    peers = phase("peers (qwen stack)", lambda: _run_peers(mode)) if with_peers else []
-    dialect_peer = None
-    if with_peers and dialects:
-        dialect_peer = phase("peers (dialects)", lambda: _run_dialect_peers(mode, dialects, plan, calls))
     profiles = phase("profiles", lambda: _profiles(mode, dialects, calls)) if with_profiles else []
     elapsed = time.perf_counter() - started
-    return _Run(env, plan, calls, results, dialect_rows, peers, dialect_peer, profiles, phases, elapsed)
+    return _Run(env, plan, calls, results, dialect_rows, versus, peer, peer_status, profiles, phases, elapsed)
 
 
-def _print_report(mode: Mode, dialects: list, run: _Run, targets_texts: list[str]) -> None:
+def _report(mode: Mode, dialects: list, run: _Run, targets_texts: list[str]) -> tuple[str, str]:
+    """The whole report, and its section 8 (the ratios) on its own."""
     env = run.env
     dirty = env["lmparse_uncommitted"]
-    print(
+    s = mode.settings
+    head = [
         f"lmparse bench ({mode.name}) - lmparse {env['lmparse']} @ {env['git'] or '?'}"
         f"{' + uncommitted ' + ', '.join(dirty) if dirty else ''}, "
-        f"{env['implementation']} {env['python']}, {env['cpu'] or env['platform']}, {env['date']}"
-    )
-    s = mode.settings
-    print(f"best of up to {s.repeats} samples (>= {s.min_sample * 1000:.0f} ms each), gc disabled while timing; "
-          "output checked before timing\n")
-    print(
-        render_run(
-            run.results,
-            size=mode.size,
-            kinds=FIXTURE_KINDS,
-            stack_chunks=STACK_CHUNKS,
-            scanner_chunks=SCANNER_CHUNKS,
-            linearity_sizes=mode.linearity_sizes,
-            linearity_chunks=LINEARITY_CHUNKS,
-            peers=run.peers,
-        )
-    )
+        f"{env['implementation']} {env['python']}, {env['cpu'] or env['platform']}, {env['date']}",
+        f"best of up to {s.repeats} samples (>= {s.min_sample * 1000:.0f} ms each), gc disabled while timing; "
+        "output checked before timing", "",
+        render_run(run.results, size=mode.size, kinds=FIXTURE_KINDS, stack_chunks=STACK_CHUNKS,
+                   scanner_chunks=SCANNER_CHUNKS, linearity_sizes=mode.linearity_sizes,
+                   linearity_chunks=LINEARITY_CHUNKS, peers=[]),
+    ]
     if dialects:
-        print()
-        print(_render_dialects(mode, dialects, run.plan, run.calls, run.dialect_rows, run.dialect_peer))
+        head += ["", _render_dialects(mode, dialects, run.plan, run.calls, run.dialect_rows)]
+    versus = render_versus(run.versus, CHUNKINGS, run.peer)
+    if run.peer_status:
+        versus += f"\n   peer: {run.peer_status}"
+    parts = [*head, "", versus]
     for text in [*targets_texts, *run.profiles]:
-        print()
-        print(text)
+        parts += ["", text]
     spent = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in run.phases.items())
-    print(f"\ntotal run time {run.elapsed:.1f} s ({spent})")
+    parts.append(f"\ntotal run time {run.elapsed:.1f} s ({spent})")
+    return "\n".join(parts), "\n".join([head[0], "", versus])
+
+
+def _write_docs(mode: Mode, run: _Run, report: str, versus: str, argv: Sequence[str]) -> None:
+    """docs/benchmarks.md sections ``parsers`` (the ratios and their plot) and ``parsers-detail``."""
+    from .page import IMAGES, write_section
+    from .plots import plot_versus
+
+    command = "python -m bench " + " ".join(argv)
+    plot = plot_versus(run.versus, CHUNKINGS, run.peer, IMAGES / "parsers-mbps.png")
+    beside = f"lmparse beside {run.peer}" if run.peer else "lmparse alone (no peer ran)"
+    figure = f"\n![MB/s against chunking, {beside}](img/benchmarks/{plot.name})\n" if plot else ""
+    how = "; one run alternates our timings and the peer's, configuration by configuration" if run.peer else ""
+    intro = (f"## Parsers: {beside}\n\nWritten by `{command.strip()}` ({mode.name} mode; `make bench` runs "
+             f"`python -m bench --peers --write-docs`){how}. "
+             "Every output is checked before it is timed.\n")
+    write_section("parsers", f"{intro}{figure}\n```text\n{versus}\n```")
+    write_section("parsers-detail", f"## Parsers in detail\n\n`{command.strip()}`\n\n```text\n{report}\n```")
 
 
 def _write_json(path: str, run: _Run, targets: list[dict]) -> None:
@@ -435,25 +444,28 @@ def _write_json(path: str, run: _Run, targets: list[dict]) -> None:
         "targets": targets,
         "profiles": run.profiles,
         "dialects": run.dialect_rows,
-        "peers": [
-            {"name": p.name, "impl": p.impl, "status": p.status, "results": p.records, "errors": p.errors}
-            for p in run.peers + ([run.dialect_peer] if run.dialect_peer else [])
-        ],
+        "versus": run.versus,
+        "peer": run.peer,
+        "peer_status": run.peer_status,
     }
     Path(path).write_text(json.dumps(payload, indent=2) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args, dialects = _parse_arguments(argv)
-    mode = QUICK if args.quick else FULL
+    mode = TINY if args.tiny else QUICK if args.quick else FULL
     run = _run(mode, dialects, args.peers, args.profile)
     if run is None:
         return 1
     targets_text, targets = _targets(run.results, mode)
     dialect_targets_text, dialect_targets = _dialect_targets(run.dialect_rows, mode, dialects)
-    _print_report(mode, dialects, run, [targets_text, dialect_targets_text] if dialects else [targets_text])
+    targets += versus_targets(run.versus)
+    report, versus = _report(mode, dialects, run, [targets_text, dialect_targets_text] if dialects else [targets_text])
+    print(report)
     if args.json:
         _write_json(args.json, run, targets + dialect_targets)
+    if args.write_docs:
+        _write_docs(mode, run, report, versus, list(argv if argv is not None else sys.argv[1:]))
     return 0
 
 

@@ -53,7 +53,7 @@ def _tool_dialect(label: str, names: tuple[str, ...], cls: type) -> Dialect:
 
     def render(name: str, arguments: str) -> tuple[str, str]:
         wire = cls.render([(name, arguments)])
-        if not wire.startswith(cls.tool_open_tags):
+        if cls.tool_open_tags and not wire.startswith(cls.tool_open_tags):
             # A bare block (Llama 3 JSON, a pythonic list) is a call only at the very
             # start of a reply; after content it needs the dialect's open tag.
             wire = cls.tool_open_tags[0] + wire + (cls.tool_close_tag or "")

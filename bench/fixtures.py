@@ -21,6 +21,7 @@ __all__ = [
     "Reply",
     "argument_value",
     "build_reply",
+    "build_reasoning_reply",
     "QWEN_SPECIAL_TOKENS",
     "split_chunks",
     "split_chunks_keeping",
@@ -121,6 +122,16 @@ def build_reply(kind: str, size: int) -> Reply:
     envelope = '{"name": "' + TOOL_NAME + '", "arguments": ' + arguments + "}"
     text = "<think>" + REASONING + "</think>" + CONTENT + "<tool_call>\n" + envelope + "\n</tool_call>"
     return Reply(kind, text, value, arguments, TOOL_NAME, REASONING, CONTENT)
+
+
+def build_reasoning_reply(size: int) -> Reply:
+    """A Qwen3 reply that thinks at length: ``<think>`` + ~``size`` characters of prose, then a small call."""
+    reasoning = "\n" + _prose(size)
+    value = '"done"'
+    arguments = '{"path": "a.txt", "content": ' + value + "}"
+    envelope = '{"name": "' + TOOL_NAME + '", "arguments": ' + arguments + "}"
+    text = "<think>" + reasoning + "</think>" + CONTENT + "<tool_call>\n" + envelope + "\n</tool_call>"
+    return Reply("reasoning", text, value, arguments, TOOL_NAME, reasoning, CONTENT)
 
 
 def split_chunks(text: str, size: int | None) -> list[str]:

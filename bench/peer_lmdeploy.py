@@ -43,12 +43,14 @@ from .fixtures import (
     QWEN_SPECIAL_TOKENS,
     TOOLS,
     CallReply,
+    Reply,
     build_reply,
     chunk_label,
     split_chunks,
     split_chunks_keeping,
 )
 from .timing import Settings, best_of, record
+from .tokens import cut
 from .verify import ReconstructionError, check_call, check_reconstruction
 
 # The peer's registry names for the configuration lmparse runs as tool_parser="qwen",
@@ -129,19 +131,7 @@ def _measure(make_parser, impl: str, section: str, reply, size: int, chunk, sett
 
 
 def _checked_timing(make_parser, text: str, chunk, settings: Settings, keep: tuple[str, ...], check, make_row) -> dict:
-    chunking, plain_error = "chars", None
-    chunks = split_chunks(text, chunk)
-    start = time.perf_counter()
-    try:
-        check(_stream_deltas(make_parser(), chunks[:-1], chunks[-1]), "")
-    except ReconstructionError as exc:
-        if not keep:
-            raise
-        plain_error = str(exc)
-        chunking = "special-tokens-whole"
-        chunks = split_chunks_keeping(text, chunk, keep)
-        start = time.perf_counter()
-        check(_stream_deltas(make_parser(), chunks[:-1], chunks[-1]), " (special tokens whole)")
+    chunks, chunking, start, plain_error = _checked_chunks(make_parser, text, chunk, keep, check)
     estimate = time.perf_counter() - start
     body, last = chunks[:-1], chunks[-1]
     timing = best_of(make_parser, lambda p: _feed_all(p, body, last), settings, estimate)
@@ -233,7 +223,115 @@ def run_job(job: dict) -> dict:
     return {"impl": impl, "records": records, "errors": errors, "torch_imported": "torch" in sys.modules}
 
 
+# ---- --serve: one long-lived runner that the driver alternates with its own timings ----
+
+class _Prepared:
+    """A checked configuration kept between the driver's requests, so a timing request
+    only times (the parser factory, the chunks and the calibration are reused)."""
+
+    __slots__ = ("make_parser", "body", "last", "text", "estimate", "complete", "row")
+
+    def __init__(self, make_parser: Any, chunks: list[str], text: str, estimate: float, complete: bool,
+                 row: dict) -> None:
+        self.make_parser = make_parser
+        self.body, self.last = chunks[:-1], chunks[-1]
+        self.text = text
+        self.estimate = estimate
+        self.complete = complete
+        self.row = row
+
+
+def _prepare(request: dict) -> _Prepared:
+    """Build the parser factory, check its output on the requested chunking, calibrate."""
+    reply = request["reply"]
+    if request["family"] == "stack":
+        reply = Reply(**reply)
+        make_parser, impl = _parser_factory(TOOL_PARSER, REASONING_PARSER, TOOLS)
+        check = check_reconstruction
+    else:
+        reply = CallReply(**reply)
+        registered = set(tool_parser_names())
+        parser_name = next((name for name in request["names"] if name in registered), None)
+        if parser_name is None:
+            raise LookupError(f"no LMDeploy tool parser for {request['names']}")
+        make_parser, impl = _parser_factory(parser_name, None, reply.tools)
+        check = check_call
+    text, chunk = reply.text, request.get("chunk")
+    where = f"{impl}, {request['label']}"
+    keep = tuple(request.get("special_tokens", ()))
+    if request.get("cuts") is not None:
+        chunks = cut(text, request["cuts"])
+        start = time.perf_counter()
+        check(_stream_deltas(make_parser(), chunks[:-1], chunks[-1]), reply, where)
+        chunking = "tokens"
+    else:
+        chunks, chunking, start, _error = _checked_chunks(make_parser, text, chunk, keep,
+                                                   lambda deltas, suffix: check(deltas, reply, where + suffix))
+    estimate = time.perf_counter() - start
+    row = {"impl": impl, "chunking": chunking, "chunks": len(chunks), "chars": len(text)}
+    return _Prepared(make_parser, chunks, text, estimate, bool(request.get("complete")), row)
+
+
+def _checked_chunks(make_parser, text: str, chunk, keep: tuple[str, ...],
+                    check) -> tuple[list[str], str, float, str | None]:
+    """Plain character chunks, or (when those give wrong output) chunks keeping ``keep`` whole:
+    the chunks, which chunking, when the checked run started, and the plain chunks' error."""
+    chunks = split_chunks(text, chunk)
+    start = time.perf_counter()
+    try:
+        check(_stream_deltas(make_parser(), chunks[:-1], chunks[-1]), "")
+        return chunks, "chars", start, None
+    except ReconstructionError as exc:
+        if not keep:
+            raise
+        plain_error = str(exc)
+    chunks = split_chunks_keeping(text, chunk, keep)
+    start = time.perf_counter()
+    check(_stream_deltas(make_parser(), chunks[:-1], chunks[-1]), " (special tokens whole)")
+    return chunks, "special-tokens-whole", start, plain_error
+
+
+def _time_prepared(prepared: _Prepared, settings: Settings) -> dict:
+    if prepared.complete:
+        text = prepared.text
+        timing = best_of(prepared.make_parser, lambda p: p.parse_complete(text), settings, prepared.estimate)
+    else:
+        body, last = prepared.body, prepared.last
+        timing = best_of(prepared.make_parser, lambda p: _feed_all(p, body, last), settings, prepared.estimate)
+    return {**prepared.row, "wall_s": timing.wall, "cpu_s": timing.cpu}
+
+
+def serve() -> int:
+    """Answer one JSON request per stdin line with one JSON line: ``prepare`` (check a
+    configuration, keep it under ``id``), ``time`` (one best-of timing of it), ``forget``,
+    ``names`` (the tool parser names LMDeploy registers, each with its class's name)."""
+    prepared: dict[int, _Prepared] = {}
+    for line in sys.stdin:
+        request = json.loads(line)
+        op, key = request["op"], request.get("id")
+        try:
+            if op == "prepare":
+                prepared[key] = _prepare(request)
+                answer: dict = {"ok": True, **prepared[key].row}
+            elif op == "names":
+                registry = _import_parsers()[1]
+                classes = {name: registry.get(name).__name__ for name in tool_parser_names()}
+                answer = {"ok": True, "names": classes, "impl": _import_parsers()[3]}
+            elif op == "time":
+                answer = {"ok": True, **_time_prepared(prepared[key], Settings(*request["settings"]))}
+            else:
+                prepared.pop(key, None)
+                answer = {"ok": True}
+        except Exception as exc:  # a wrong or failing peer costs only this configuration
+            answer = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:400]}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
 def main() -> int:
+    if "--serve" in sys.argv[1:]:
+        return serve()
     if "--check" in sys.argv[1:]:
         _, impl = _parser_factory(TOOL_PARSER, REASONING_PARSER, TOOLS)
         print(f"{impl}: parser package imports; torch imported: {'torch' in sys.modules}")

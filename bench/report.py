@@ -159,7 +159,7 @@ def _peer_status(peers: Sequence[PeerRun]) -> list[str]:
     """Section 5: how each peer ran, and what it got wrong."""
     out = ["5. peers"]
     if not peers:
-        out.append("   not run (python -m bench --peers)")
+        out.append("   the peer is timed in section 8, interleaved with ours (python -m bench --peers)")
     for p in peers:
         out.append(f"   peer {p.name}: {p.impl + ': ' if p.impl else ''}{p.status}")
         realigned = [r for r in p.records if r.get("plain_chunking_error")]
@@ -306,3 +306,81 @@ def _dialect_peer_notes(peer: PeerRun) -> list[str]:
                  f"chunk {chunk_label(err['chunk'])}")
         out.append(f"     {where}: {err['error'][:240]}")
     return out
+
+
+# ---- same-run ratios against the peer (bench.versus rows) ----
+
+TARGET_RATIO_SMALL_CHUNKS = 4.0  # chunk 1, 4, 16 and one token or a few per chunk
+TARGET_RATIO_256 = 3.0
+TARGET_RATIO_WHOLE = 8.0  # whole and complete
+TARGET_LINEARITY_10X = 11.0  # t(size) / t(size / 10)
+TARGET_SLOWEST_CALL_S = 1e-3
+
+
+def ratio_goal(chunking: str) -> float:
+    """The issue's ratio target for one chunking."""
+    if chunking in ("whole", "complete"):
+        return TARGET_RATIO_WHOLE
+    if chunking == "256":
+        return TARGET_RATIO_256
+    return TARGET_RATIO_SMALL_CHUNKS
+
+
+def _grid(rows: Sequence[dict], chunkings: Sequence[str], cell) -> str:
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    index = {(r["case"], r["chunking"]): r for r in rows}
+    table = Table(["case", *chunkings])
+    for case in cases:
+        table.add(case, *(cell(index.get((case, c))) for c in chunkings))
+    return table.render()
+
+
+def _ratio_cell(row: dict | None) -> str:
+    if row is None or row["ratio"] is None:
+        return "-"
+    mark = "" if row["ratio"] >= ratio_goal(row["chunking"]) else " !"
+    whole = "" if row.get("peer_chunking") in (None, "chars", "tokens") else "*"
+    return f"x{fmt(row['ratio'])}{whole}{mark}"
+
+
+def render_versus(rows: Sequence[dict], chunkings: Sequence[str], peer: str | None) -> str:
+    """The ratio grid, both sides' MB/s, linearity and the slowest call, and the notes."""
+    sizes = sorted({r["chars"] for r in rows})
+    out = [f"8. same-run ratios vs {peer}: ours MB/s / {peer} MB/s, median of the interleaved pairs "
+           f"(replies of {', '.join(size_label(s) for s in sizes)} chars; chunk 1 and tokens-1 on the smaller)"
+           if peer else "8. lmparse alone (no peer run: python -m bench --peers)"]
+    if peer:
+        out += [
+            "   ! below the target (x4 at chunk 1-16 and on token streams, x3 at 256, x8 whole and complete); "
+            "* the peer needed its special tokens whole (its plain-chunk output was wrong)",
+            _grid(rows, chunkings, _ratio_cell), "",
+            f"   {peer} MB/s (median)", _grid(rows, chunkings, lambda r: fmt(r and r["peer_mbs"])), "",
+        ]
+    out += [
+        "   lmparse MB/s (median)", _grid(rows, chunkings, lambda r: fmt(r and r["ours_mbs"])), "",
+        f"   linearity: t(reply) / t(reply / 10), same chunking (linear = 10, goal <= {TARGET_LINEARITY_10X:g})",
+        _grid(rows, chunkings, lambda r: fmt(r and r["linearity"])), "",
+        "   slowest single stream_chunk call of one run, ms of CPU (thread time, gc on; goal < 1 ms)",
+        _grid(rows, [c for c in chunkings if c != "complete"],
+              lambda r: fmt(r and r["slowest_call_s"] is not None and r["slowest_call_s"] * 1e3 or None)),
+    ]
+    errors = [r for r in rows if r.get("peer_error") and r["peer_error"] != "not run"]
+    for r in errors:
+        out.append(f"   {peer} {r['case']} chunking {r['chunking']}: {r['peer_error'][:200]}")
+    return "\n".join(out)
+
+
+def versus_targets(rows: Sequence[dict]) -> list[dict]:
+    """Every target of the ratio rows, met or not (reported, never asserted)."""
+    checks = []
+    for r in rows:
+        where = f"{r['case']} chunking {r['chunking']}"
+        if r["ratio"] is not None:
+            goal = ratio_goal(r["chunking"])
+            checks.append({"target": f"ratio {where}", "value": r["ratio"], "goal": goal, "met": r["ratio"] >= goal})
+        checks.append({"target": f"linearity {where}", "value": r["linearity"], "goal": TARGET_LINEARITY_10X,
+                       "met": r["linearity"] <= TARGET_LINEARITY_10X})
+        if r["slowest_call_s"] is not None:
+            checks.append({"target": f"slowest call {where}", "value": r["slowest_call_s"],
+                           "goal": TARGET_SLOWEST_CALL_S, "met": r["slowest_call_s"] < TARGET_SLOWEST_CALL_S})
+    return checks

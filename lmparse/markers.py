@@ -9,6 +9,7 @@ longest marker: nothing already passed is searched again.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Iterable
 
@@ -32,7 +33,7 @@ def held_prefix_start(text: str, marker: str, start: int = 0) -> int:
 class MarkerSet:
     """A fixed set of markers: one C-level search for the next one, bounded partial holding."""
 
-    __slots__ = ("markers", "_pattern", "_by_first", "_max_len")
+    __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead", "_partial_ends")
 
     def __init__(self, markers: Iterable[str]) -> None:
         uniq = sorted({m for m in markers if m}, key=len, reverse=True)
@@ -44,6 +45,18 @@ class MarkerSet:
             by_first.setdefault(m[0], []).append(m)
         self._by_first = tuple((c, tuple(ms)) for c, ms in by_first.items())
         self._max_len = len(uniq[0]) if uniq else 0
+        # Markers differ in their leading whitespace (a template's layout before a tag), and
+        # after it they share a head (``<``, ``</``, ``<｜DSML｜``): searching for that anchor
+        # with ``str.find`` and matching only around each hit skips ordinary text in C, where
+        # the regex alone would try its alternation at every newline.
+        tags = [m.lstrip(WHITESPACE) for m in uniq]
+        leads = [m[: len(m) - len(tag)] for m, tag in zip(uniq, tags, strict=True)]
+        anchor = os.path.commonprefix(tags) if tags and all(tags) else ""
+        self._anchor = anchor or None
+        self._max_lead = max(map(len, leads), default=0)
+        # A text ending with one of these may end with part of a marker (``plain_run``).
+        self._partial_ends = tuple({*(anchor[:k] for k in range(1, len(anchor))),
+                                    *(lead[:k] for lead in leads for k in range(1, len(lead) + 1))})
 
     @staticmethod
     def of(markers: Iterable[str | None]) -> MarkerSet:
@@ -54,7 +67,28 @@ class MarkerSet:
         return bool(self.markers)
 
     def search(self, text: str, pos: int) -> re.Match[str] | None:
-        return self._pattern.search(text, pos) if self._pattern is not None else None
+        """The leftmost marker at or after ``pos`` (the longest of those starting there)."""
+        pattern, anchor = self._pattern, self._anchor
+        if pattern is None or anchor is None:
+            return pattern.search(text, pos) if pattern is not None else None
+        # A match's leading whitespace cannot reach back past an earlier anchor (that is not
+        # whitespace): the first anchor with a match around it has the leftmost one.  Only a
+        # match whose anchor is ``at`` is taken from its window, so none is cut short by it.
+        # One character is searched for (memchr; a longer needle costs several times more).
+        lead, span, first = self._max_lead, self._max_len, anchor[0]
+        at = text.find(first, pos)
+        while at != -1:
+            if text.startswith(anchor, at):
+                match = pattern.search(text, max(pos, at - lead), at + span)
+                if match is not None and match.start() <= at:
+                    return match
+            at = text.find(first, at + 1)
+        return None
+
+    def plain_run(self, text: str) -> bool:
+        """Whether ``text`` surely holds no marker and ends with no part of one (False: look closer)."""
+        anchor = self._anchor
+        return anchor is not None and bool(text) and anchor not in text and not text.endswith(self._partial_ends)
 
     def held_start(self, text: str, start: int = 0) -> int:
         """Index where a proper prefix of some marker ends ``text``; ``len(text)`` if none."""

@@ -224,7 +224,7 @@ class BaseResponseParser(ResponseParser):
             else:
                 buf, pos, _ = self._take_step(buf, 0, buf, step, deltas)
                 self._route(buf, pos, deltas, final)
-        else:
+        elif pending or final or not _text_run(self, text, deltas):
             self._route(buf, 0, deltas, final)
         if self._counting:
             self._settle_tokens(final)
@@ -424,6 +424,22 @@ class BaseResponseParser(ResponseParser):
         else:
             settled = self._base
         self._tokens.settle(settled)
+
+
+def _text_run(parser: BaseResponseParser, text: str, deltas: Deltas) -> bool:
+    """The text lane: in content or reasoning, a chunk with no marker's first character and
+    no possible partial marker at its end is text as it stands, found by one ``str.find``."""
+    state = parser._state
+    if state == _PLAIN:
+        if not parser._plain_markers.plain_run(text):
+            return False
+        deltas.append((DeltaMessage(content=text), False))
+    elif state == _REASONING and not parser._label.pending and parser._reasoning_markers.plain_run(text):
+        deltas.append((DeltaMessage(reasoning_content=text), False))
+    else:
+        return False
+    parser._base += len(text)
+    return True
 
 
 def append_text(deltas: Deltas, content: bool, text: str) -> None:

@@ -3,9 +3,9 @@
 Shared by every dialect whose arguments are JSON (envelopes, section/call formats,
 Mistral).  An object or array is forwarded verbatim as the scanner passes it; a value
 written as a string or a scalar is held to its end and then normalized (a JSON-encoded
-object is unwrapped, ``null`` becomes ``{}``).  While the scan is inside a string of
+object is unwrapped, ``null`` becomes ``{}``).  While the scan is inside
 the forwarded value, ``in_run`` is true and the owning parser's fast lane
-(``JsonRunLane.feed_tool_block``) takes a chunk with no quote in one step.
+(``JsonRunLane.feed_tool_block``) takes a chunk in which the value goes on in one step.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ class JsonArguments:
         self._calls = calls
         self.scanner = JsonValueScanner()
         self._held: list[str] = []  # a string or scalar value, until it is complete
-        # After ``consume``: inside a string of a forwarded value of a named call, where a
-        # chunk with no quote is argument text as it stands (the owner's fast lane).
+        # After ``consume``: inside a forwarded value of a named call, where a chunk in which
+        # the value neither ends nor breaks is argument text as it stands (the owner's fast lane).
         self.in_run = False
 
     def reset(self) -> None:
@@ -74,7 +74,7 @@ class JsonArguments:
             else:
                 self._held.append(text[pos:end])
             pos = end
-        self.in_run = scanner.in_string and scanner.container and not scanner.done and self._calls.named
+        self.in_run = scanner.container and not scanner.done and self._calls.named
         return pos
 
     def flush(self, deltas: Deltas, complete: bool = True) -> None:
@@ -87,8 +87,9 @@ class JsonArguments:
 
 class JsonRunLane(ToolParser):
     """The fast lane of a tool parser whose current call's arguments are a ``JsonArguments``:
-    inside a string of the forwarded value, a chunk with no quote stays inside it and is
-    argument text as it stands (backslashes only move the escape state)."""
+    inside the forwarded value, a chunk in which the value neither ends nor breaks is argument
+    text as it stands: the scanner tries the chunk and undoes a failed try (inside a string,
+    a chunk with no quote and no backslash needs no try)."""
 
     streaming = "arguments: the JSON source text as soon as it is lexically stable"
     _arguments: JsonArguments
@@ -99,11 +100,12 @@ class JsonRunLane(ToolParser):
         return derive_call_syntax(cls)
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
-        if self._run_open and not final and text and '"' not in text:
+        if self._run_open and not final and text:
             scanner = self._arguments.scanner
-            if scanner.escape_pending or "\\" in text:
-                scanner.scan(text, 0)
-            self._calls.arguments_run(deltas, text)
-            n = len(text)
-            return RUN_STEPS[n] if n <= 1024 else run_step(n)
+            # (a chunk inside a string with no quote, backslash or escape pending: nothing to scan)
+            if (scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending
+                    ) or scanner.run_through(text):
+                self._calls.arguments_run(deltas, text)
+                n = len(text)
+                return RUN_STEPS[n] if n <= 1024 else run_step(n)
         return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)

@@ -3,7 +3,7 @@
 It tracks container depth, strings and escapes, and never decodes or re-encodes:
 the caller forwards the scanned source verbatim.  Work is pushed into C: a run of
 complete strings and plain characters is consumed by one regex match, a string
-body by ``str.find``, and a large value that arrives whole by the C JSON decoder.
+body by ``str.find`` of its quotes, and a large value that arrives whole by the C JSON decoder.
 Each input character is looked at a bounded number of times, whatever the chunking.
 """
 
@@ -62,17 +62,7 @@ class JsonValueScanner:
     def scan(self, text: str, pos: int, final: bool = False) -> int:
         """Consume from ``pos``; return the position after what was consumed."""
         if self.in_string and not self.escape_pending:
-            # The hot path: inside a string, with no backslash or quote in sight.
-            quote = text.find('"', pos)
-            if quote == -1:
-                if text.find("\\", pos) == -1:
-                    return len(text)
-            elif text.find("\\", pos, quote) == -1:
-                self.in_string = False
-                if self._kind == _STRING:
-                    self.done = True
-                    return quote + 1
-                return self._scan_container(text, quote + 1, len(text))
+            return self._from_string(text, pos)  # the hot path
         n = len(text)
         if pos >= n or self.done:
             return pos
@@ -114,6 +104,27 @@ class JsonValueScanner:
             return pos
         return self._scan_container(text, pos, n)
 
+    def run_through(self, text: str) -> bool:
+        """Consume all of ``text`` if the value neither ends nor breaks in it and say so;
+        otherwise change nothing (a container's fast lane)."""
+        saved = self.depth, self.in_string, self.escape_pending
+        if self.scan(text, 0) == len(text) and not self.done:
+            return True
+        self.depth, self.in_string, self.escape_pending = saved
+        self.done = self.broken = False
+        return False
+
+    def _from_string(self, text: str, pos: int) -> int:
+        """Inside a string: one ``str.find`` per quote in it, then what follows it."""
+        n = len(text)
+        end = self._scan_string(text, pos, n)
+        if self.in_string:
+            return end
+        if self._kind == _STRING:
+            self.done = True
+            return end
+        return self._scan_container(text, end, n)
+
     def _scan_container(self, text: str, pos: int, n: int) -> int:
         depth = self.depth
         while pos < n:
@@ -142,23 +153,28 @@ class JsonValueScanner:
         return pos
 
     def _scan_string(self, text: str, pos: int, n: int) -> int:
-        """Advance inside a string; clears ``in_string`` after its closing quote."""
+        """Advance inside a string; clears ``in_string`` after its closing quote.  A quote
+        closes it when an even run of backslashes precedes it (counted back to ``pos``, where
+        no escape is pending): so only quotes are searched for, with ``str.find``."""
         if self.escape_pending:
             if pos >= n:
                 return pos
             pos += 1
             self.escape_pending = False
-        quote = text.find('"', pos)
-        while True:
-            if quote != -1 and quote < pos:
-                quote = text.find('"', pos)
-            backslash = text.find("\\", pos, n if quote == -1 else quote)
-            if backslash == -1:
-                if quote == -1:
-                    return n
+        quote = text.find('"', pos, n)
+        while quote != -1:
+            if text[quote - 1] != "\\" or quote == pos or _escaping_run(text, pos, quote) % 2 == 0:
                 self.in_string = False
                 return quote + 1
-            pos = backslash + 2
-            if pos > n:
-                self.escape_pending = True
-                return n
+            quote = text.find('"', quote + 1, n)
+        if n > pos and text[n - 1] == "\\" and _escaping_run(text, pos, n) % 2:
+            self.escape_pending = True  # the next chunk's first character is escaped
+        return n
+
+
+def _escaping_run(text: str, start: int, end: int) -> int:
+    """How many backslashes end ``text[start:end]``."""
+    k = end
+    while k > start and text[k - 1] == "\\":
+        k -= 1
+    return end - k
