@@ -52,6 +52,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--limit", type=float, default=60.0, help="seconds a peer may run one configuration")
     parser.add_argument("--min-sample", type=float, default=0.1, help="seconds one timing sample lasts at least")
     parser.add_argument("--json", metavar="PATH", help="also write every row to PATH")
+    parser.add_argument("--from-json", metavar="PATH", help="measure nothing: report the rows --json wrote")
     parser.add_argument("--write-docs", action="store_true", help="write docs/benchmarks.md sections and the plots")
     parser.add_argument("--page", type=Path, default=PAGE, help=argparse.SUPPRESS)
     parser.add_argument("--images", type=Path, default=IMAGES, help=argparse.SUPPRESS)
@@ -89,8 +90,7 @@ def _tokenizers() -> Path | None:
     return testdata_dir()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _arguments(argv)
+def _measure(args: argparse.Namespace, argv: Sequence[str] | None) -> dict:
     started = time.perf_counter()
     workers, missing = _workers(args.peers)
     plan = Plan(args.formats, args.sizes, args.chunks, args.pairs, args.limit, args.min_sample, _tokenizers())
@@ -104,11 +104,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              "limit_s": plan.limit, "min_sample_s": plan.min_sample},
               "command": "python -m bench.compare " + " ".join(sys.argv[1:] if argv is None else argv),
               "impls": impls, "missing": missing, "rows": rows, "elapsed_s": time.perf_counter() - started}
+    if args.json:  # first: the numbers survive whatever happens to the report
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    if args.from_json:
+        result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+    else:
+        result = _measure(args, argv)
+    rows = result["rows"]
     from .report import render_console, write_docs
 
     print(render_console(result))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     if args.write_docs:
         write_docs(result, args.page, args.images)
     wrong_ours = [r for r in rows if r["peer"] == "lmparse" and r["status"] != "ok"]

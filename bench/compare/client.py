@@ -101,7 +101,7 @@ class Worker:
             self._start()
         if case is not None and case[0] not in self._loaded:
             key, value, parsers = case
-            self._ask({"op": "load", "key": key, "case": value._asdict(), "parsers": parsers}, _START_TIMEOUT)
+            self._ask({"op": "load", "key": key, "case": value._asdict(), "parsers": parsers}, timeout)
             self._loaded.add(key)
         started = time.perf_counter()
         answer = self._ask(request, timeout)
