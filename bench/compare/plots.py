@@ -33,6 +33,20 @@ def _grid(plt: Any, count: int) -> tuple[Any, list[Any]]:
     return fig, flat[:count]
 
 
+def _label(ax: Any, title: str, xlabel: str, ylabel: str) -> None:
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def _save(plt: Any, fig: Any, axes: list[Any], path: Path) -> None:
+    axes[0].legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
 def _impls(rows: list[dict]) -> list[str]:
     return [p for p in COLORS if any(r["peer"] == p for r in rows)]
 
@@ -50,14 +64,8 @@ def _by_chunk(plt: Any, result: dict, formats: list[str], path: Path) -> None:
                 ax.plot(*zip(*points, strict=True), marker="o", color=COLORS[peer], label=NAMES[peer])
         ax.set_yscale("log")
         ax.set_xticks(range(len(chunks)), [chunk_name(c) for c in chunks])
-        ax.set_title(f"{fmt}, {size_label(size)}")
-        ax.set_xlabel("chunk (characters)")
-        ax.set_ylabel("MB/s")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0].legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+        _label(ax, f"{fmt}, {size_label(size)}", "chunk (characters)", "MB/s")
+    _save(plt, fig, axes, path)
 
 
 def _by_size(plt: Any, result: dict, formats: list[str], path: Path) -> None:
@@ -76,14 +84,8 @@ def _by_size(plt: Any, result: dict, formats: list[str], path: Path) -> None:
                     ax.plot([r["size"]], [limit], marker="x", markersize=10, color=COLORS[peer])
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_title(f"{fmt}, chunk {chunk_name(chunk)}")
-        ax.set_xlabel("argument size (characters)")
-        ax.set_ylabel("seconds per reply")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0].legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+        _label(ax, f"{fmt}, chunk {chunk_name(chunk)}", "argument size (characters)", "seconds per reply")
+    _save(plt, fig, axes, path)
 
 
 def plot_all(result: dict, images: Path) -> list[tuple[str, str]]:
