@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test lint test-agents test-engines test-integrations bench bench-serving serve reliability
+.PHONY: venv testdata test lint test-agents test-engines test-integrations bench bench-peers bench-serving serve reliability
 
 venv: $(STAMP)
 
@@ -67,6 +67,19 @@ bench: venv
 # reported as not installed). Writes the serving section of docs/benchmarks.md and its plot.
 bench-serving: venv testdata
 	$(PYTHON) -m pip install --quiet -e '.[bench]'
+	$(PYTHON) -m bench.serving
+
+# Every peer's parsers beside lmparse's (python -m bench.compare): LMDeploy from bench/.peers (no torch),
+# vLLM and SGLang from their engine venvs (scripts/setup_vllm.sh, setup_sglang.sh: built once, CPU torch;
+# they link this checkout's lmparse into those venvs). Writes docs/benchmarks.md's summary and peers
+# sections and docs/img/benchmarks/peers-*.png. BENCH_PEERS_ARGS=--quick for a short run.
+BENCH_PEERS_ARGS ?=
+bench-peers: venv testdata
+	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
+	$(PYTHON) -m pip install --quiet -e '.[bench]'
+	vllm="$$(scripts/setup_vllm.sh)" && sglang="$$(scripts/setup_sglang.sh)" && \
+		LMPARSE_BENCH_VLLM_PYTHON="$$vllm" LMPARSE_BENCH_SGLANG_PYTHON="$$sglang" \
+		$(PYTHON) -m bench.compare --write-docs $(BENCH_PEERS_ARGS)
 	$(PYTHON) -m bench.serving
 
 # lmparse serve under 200 concurrent streams, 2 000 disconnects, hostile requests and upstream faults
