@@ -102,7 +102,7 @@ def test_reasoning_field_is_configurable(bindings, field, keys):
 
     async def go():
         runner = ChatRunner(b.engine.start(request), b.new_parser(request.parser_request))
-        return [chunk async for chunk in oa.stream_response(runner, opts)]
+        return b"".join([chunk async for chunk in oa.stream_response(runner, opts)]).split(b"\n\n")
 
     deltas = [orjson.loads(c[6:])["choices"][0]["delta"] for c in asyncio.run(go()) if c.startswith(b"data: {")]
     seen = {k for d in deltas for k in d if k.startswith("reasoning")}

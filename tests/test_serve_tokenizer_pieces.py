@@ -59,3 +59,16 @@ def test_harmony_pieces_give_the_ids_of_the_whole():
     encoding = harmony.load_harmony_encoding(harmony.HarmonyEncodingName.HARMONY_GPT_OSS)
     text = _text(4 * serve_tokenizer._PIECE + 1000, 7)
     assert tok._encode(text) == encoding.encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize("name", sorted(HF_TOKENIZERS))
+def test_byte_level_shortcut_streams_the_steps_of_decoding_every_token(name):
+    # After settled text a byte-level tokenizer streams a whole-character token's own text
+    # without a decode; the steps must be those of decoding [previous, this] each time.
+    tok = _serving(name)
+    general = serve_tokenizer.RealTokenizer(name, tok._encode, tok._decode, tok._count)  # no shortcut
+    text = _text(20000, hash(name) % 997) + "é" * 3 + "🌦️" + "\ufffd end"
+    assert tok.steps(text) == general.steps(text)
+    if tok._byte_level is None:
+        pytest.skip(f"{name}: not a byte-level decoder")
+    assert tok._byte_level  # its added tokens take the decoding path

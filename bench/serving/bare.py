@@ -3,7 +3,8 @@ events encoded before it starts.
 
 ``python -m bench.serving.bare PORT EVENTS_FILE`` answers every POST to
 ``/v1/chat/completions`` with the events of EVENTS_FILE (lmparse's own SSE stream for the
-benchmark's request, recorded once), one ``send`` per event as lmparse sends them, under the
+benchmark's request, recorded once), one ``send`` per event (lmparse sends an engine step's
+events, four at full speed, in one), under the
 uvicorn settings ``lmparse serve`` uses (h11, the asyncio loop, no access log).
 """
 

@@ -5,7 +5,8 @@ endpoint (``bare.py``) streaming lmparse's own events for the same request.
 Both servers run at once, each in its own process pinned to CPU 0; the load generator
 (``loadgen.py``, raw asyncio streams) runs in a third process pinned to CPU 1.  For each
 client count the two are loaded in turn, ``pairs`` times; a token is an SSE event (lmparse
-sends one per streamed token, the bare endpoint the same events).  Each run also reports the
+writes one per streamed token, a step's events in one body; the bare endpoint the same events,
+one body each).  Each run also reports the
 CPU the server and the client spent, so a reader can see which one was the bottleneck.
 """
 

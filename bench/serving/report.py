@@ -115,7 +115,9 @@ def render(results: dict, commands: list[str], image: str | None) -> str:
         f"bare Starlette endpoint streaming lmparse's own events for the same request "
         f"({results['load']['events_per_response']} events a response), both under uvicorn (h11, asyncio loop, no "
         f"access log), each in its own process pinned to CPU 0; the load generator (raw asyncio streams, "
-        f"kept-alive connections) in a third process on CPU 1. A token is an SSE event.",
+        f"kept-alive connections) in a third process on CPU 1. A token is an SSE event. The simulated engine "
+        f"hands over four tokens per step at full speed, and lmparse sends a step's events (one per token) as "
+        f"one body; the bare endpoint sends one event per body.",
         "",
         *_load(results["load"]),
         "",

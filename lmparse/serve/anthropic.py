@@ -378,9 +378,10 @@ async def stream_response(runner: ChatRunner, opts: AnthropicOptions) -> AsyncGe
     blocks = _Blocks(opts.signer, keep=False)
     events: list = []
     try:
-        async with aclosing(runner.run()) as deltas:
-            async for d in deltas:
-                blocks.feed(d.message, events)
+        async with aclosing(runner.steps()) as steps:
+            async for step in steps:  # a step's events go out as one body
+                for d in step:
+                    blocks.feed(d.message, events)
                 if events:
                     yield b"".join(_event(name, data) for name, data in events)
                     events.clear()

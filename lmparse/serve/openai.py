@@ -209,24 +209,28 @@ async def stream_response(runner: ChatRunner, opts: OpenAIOptions) -> AsyncGener
     choice_head = prefix + _CHOICE_HEAD
     yield prefix + orjson.dumps({"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}) + b"]}\n\n"
     try:
-        async with aclosing(runner.run()) as deltas:
-            async for d in deltas:
-                lp = d.logprobs if want_logprobs else None
-                written = None if lp else _delta_json(d.message, keys)
-                if written is not None:
-                    if written:
-                        yield choice_head + written + _CHOICE_TAIL
-                elif (delta := _delta_dict(d.message, fields)) or lp:
-                    choice: dict[str, Any] = {"index": 0, "delta": delta}
-                    if lp:
-                        choice["logprobs"] = {"content": lp}
-                    choice["finish_reason"] = None
-                    yield prefix + orjson.dumps(choice) + b"]}\n\n"
-                if d.finish_reason is not None:
-                    # Its own chunk: the SDK fires a call's done event only for calls it saw
-                    # before the chunk that carries the finish reason.
-                    finish = {"index": 0, "delta": {}, "finish_reason": d.finish_reason}
-                    yield prefix + orjson.dumps(finish) + b"]}\n\n"
+        async with aclosing(runner.steps()) as steps:
+            async for step in steps:
+                events: list[bytes] = []  # the step's events, sent as one body
+                for d in step:
+                    lp = d.logprobs if want_logprobs else None
+                    written = None if lp else _delta_json(d.message, keys)
+                    if written is not None:
+                        if written:
+                            events.append(choice_head + written + _CHOICE_TAIL)
+                    elif (delta := _delta_dict(d.message, fields)) or lp:
+                        choice: dict[str, Any] = {"index": 0, "delta": delta}
+                        if lp:
+                            choice["logprobs"] = {"content": lp}
+                        choice["finish_reason"] = None
+                        events.append(prefix + orjson.dumps(choice) + b"]}\n\n")
+                    if d.finish_reason is not None:
+                        # Its own chunk: the SDK fires a call's done event only for calls it saw
+                        # before the chunk that carries the finish reason.
+                        finish = {"index": 0, "delta": {}, "finish_reason": d.finish_reason}
+                        events.append(prefix + orjson.dumps(finish) + b"]}\n\n")
+                if events:
+                    yield b"".join(events)
     except Exception as exc:  # the engine failed mid-stream: tell the client, then end cleanly
         yield b"data: " + orjson.dumps(error_body(runner.failure(exc), kind="server_error")) + b"\n\n"
         yield b"data: [DONE]\n\n"

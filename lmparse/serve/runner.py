@@ -5,6 +5,8 @@ metadata (token ids, logprobs, finish reason) to the last delta that chunk produ
 (or to a metadata-only delta when it produced none), turns ``stop`` into
 ``tool_calls`` only when a call was emitted, counts usage, and closes the engine
 stream when the consumer stops early (a client that went away cancels generation).
+``steps`` hands the deltas over a list per engine step: the tokens an engine makes in
+one step are parsed in one go, and a streaming adapter sends their events as one body.
 
 Both adapters consume the same ``RunnerDelta`` sequence for streaming and for whole
 responses, so an SDK's accumulated stream equals the non-streaming reply by
@@ -17,10 +19,11 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 
 from ..messages import DeltaMessage
 from ..response.base import ResponseParser
-from .engines.base import EngineStream
+from .engines.base import EngineChunk, EngineStream
 from .errors import RequestError, internal_message, public
 from .metrics import Metrics
 from .tool_choice import CallCheck
@@ -123,7 +126,16 @@ class ChatRunner:
         self._reasoning_chunk_tokens = 0
 
     async def run(self) -> AsyncGenerator[RunnerDelta, None]:
-        """The deltas of the response; the last one carries the finish reason.
+        """The deltas of the response one by one (``steps`` has them per engine step).
+        Use it under ``contextlib.aclosing`` so an early exit closes the engine now."""
+        async with aclosing(self.steps()) as steps:
+            async for step in steps:
+                for delta in step:
+                    yield delta
+
+    async def steps(self) -> AsyncGenerator[list[RunnerDelta], None]:
+        """The deltas of the response, a non-empty list per engine step (a streaming
+        adapter sends a step's events at once); the last delta carries the finish reason.
         Use it under ``contextlib.aclosing`` so an early exit closes the engine now."""
         stream = self._stream
         ids_to_parser = stream.parser_token_ids
@@ -131,27 +143,15 @@ class ChatRunner:
         try:
             if self._interrupted is not None:
                 raise GenerationInterrupted(self._interrupted)
-            async for chunk in stream:
-                finish = chunk.finish_reason
-                final = finish is not None
-                ids = chunk.token_ids
-                out = self._parse(chunk.text, ids if ids_to_parser else None, final)
-                count = len(ids) if ids is not None else 1 if chunk.text else 0
-                self.usage.completion_tokens += count
-                if out and all(d.message.reasoning_content is not None and d.message.content is None
-                               and not d.has_tool_calls for d in out):
-                    self._reasoning_chunk_tokens += count
-                if finish is not None:
-                    self.stop_sequence = chunk.stop_sequence
-                    self._finish(finish)
-                if out or ids or chunk.logprobs or final:
-                    if not out:
-                        out = [RunnerDelta(DeltaMessage(), False)]  # metadata only
-                    last = out[-1]
-                    last.token_ids, last.logprobs = ids, chunk.logprobs
-                    last.finish_reason = self.finish_reason if final else None
-                for delta in out:
-                    yield delta
+            final = False
+            async for chunks in stream.steps():
+                out: list[RunnerDelta] = []
+                for chunk in chunks:
+                    final = self._chunk(chunk, ids_to_parser, out)
+                    if final:
+                        break
+                if out:
+                    yield out
                 if final:
                     break
             if self.finish_reason is None:  # the engine ended without saying why
@@ -160,8 +160,7 @@ class ChatRunner:
                 if not out:
                     out = [RunnerDelta(DeltaMessage(), False)]
                 out[-1].finish_reason = self.finish_reason
-                for delta in out:
-                    yield delta
+                yield out
             self.completed = True
         except asyncio.CancelledError:
             if self._interrupted is None:
@@ -177,6 +176,30 @@ class ChatRunner:
         finally:
             await stream.aclose()
             self._record()
+
+    def _chunk(self, chunk: EngineChunk, ids_to_parser: bool, out: list[RunnerDelta]) -> bool:
+        """Parse one chunk onto ``out``, its transport metadata on the last delta it made;
+        True for the last chunk."""
+        finish = chunk.finish_reason
+        final = finish is not None
+        ids = chunk.token_ids
+        deltas = self._parse(chunk.text, ids if ids_to_parser else None, final)
+        count = len(ids) if ids is not None else 1 if chunk.text else 0
+        self.usage.completion_tokens += count
+        if deltas and all(d.message.reasoning_content is not None and d.message.content is None
+                          and not d.has_tool_calls for d in deltas):
+            self._reasoning_chunk_tokens += count
+        if finish is not None:
+            self.stop_sequence = chunk.stop_sequence
+            self._finish(finish)
+        if deltas or ids or chunk.logprobs or final:
+            if not deltas:
+                deltas = [RunnerDelta(DeltaMessage(), False)]  # metadata only
+            last = deltas[-1]
+            last.token_ids, last.logprobs = ids, chunk.logprobs
+            last.finish_reason = self.finish_reason if final else None
+            out += deltas
+        return final
 
     def interrupt(self, reason: str) -> None:
         """End the generation now but cleanly: waiting on the engine, it raises

@@ -110,11 +110,15 @@ class RealTokenizer(Tokenizer):
     real = True
 
     def __init__(self, name: str, encode: Callable[[str], list[int]], decode: Callable[[Sequence[int]], str],
-                 count: Callable[[str], int] | None = None) -> None:
+                 count: Callable[[str], int] | None = None, byte_level: frozenset[int] | None = None) -> None:
         self.name = name
         self._encode = encode
         self._decode = decode
         self._count = count
+        # For a byte-level decoder (text = the UTF-8 of the tokens' bytes joined), the ids
+        # that are not plain byte tokens (added and special tokens): after settled text, any
+        # other token that is whole characters by itself streams its own text, no decode.
+        self._byte_level = byte_level
         # Each id's own text, decoded once: bounded by the vocabulary, and two of the three
         # decodes a streamed token needs are of one id alone.
         self._texts: dict[int, str] = {}
@@ -134,6 +138,7 @@ class RealTokenizer(Tokenizer):
         emitted), as engines detokenize; half a character waits (""), and a held tail is
         flushed with the last token."""
         decode, texts = self._decode, self._texts
+        added = self._byte_level
         recent: list[int] = []
         read = 0
         emitted = ""
@@ -143,6 +148,16 @@ class RealTokenizer(Tokenizer):
                 own = texts.get(token_id)
                 if own is None:
                     own = texts[token_id] = decode([token_id])
+                if (added is not None and read == len(recent) <= 1 and own and _REPLACEMENT not in own
+                        and token_id not in added and not (recent and recent[0] in added)):
+                    # Byte-level, after settled text: decoding [previous, this] would give
+                    # the previous text and then this token's own.
+                    if last is not None:
+                        yield last
+                    last = (own, token_id, own)
+                    recent = [token_id]
+                    read, emitted = 1, own
+                    continue
                 recent.append(token_id)
                 window = decode(recent)
                 piece = ""
@@ -227,7 +242,7 @@ def _boundary(tokens: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(map(re.escape, tokens))) if tokens else None
 
 
-def _load_hf(path: Path) -> tuple[Callable, Callable, Callable]:
+def _load_hf(path: Path) -> tuple[Callable, Callable, Callable, frozenset[int] | None]:
     """A ``tokenizer.json`` (gzipped when its name ends in ``.gz``, as the test data keeps them)."""
     from tokenizers import Tokenizer as HfTokenizer
 
@@ -248,8 +263,9 @@ def _load_hf(path: Path) -> tuple[Callable, Callable, Callable]:
         return parts[0].ids if len(parts) == 1 else [i for e in parts for i in e.ids]
 
     # A count is the encodings' length: no list of Python ints (9 MB for a 1 MB prompt).
-    return (encode, lambda ids: tok.decode(list(ids), skip_special_tokens=False),
-            lambda text: sum(len(e) for e in encodings(text)))
+    byte_level = frozenset(tok.get_added_tokens_decoder()) if type(tok.decoder).__name__ == "ByteLevel" else None
+    return (encode, lambda ids: tok.decode(ids if isinstance(ids, list) else list(ids), skip_special_tokens=False),
+            lambda text: sum(len(e) for e in encodings(text)), byte_level)
 
 
 def _load_harmony(root: Path | None) -> tuple[Callable, Callable]:

@@ -126,15 +126,20 @@ class PromptUsage(Protocol):
 
 class EngineStream:
     """The chunks of one generation.  ``parser_token_ids`` is False when the ids are
-    stand-ins that only count tokens (the parser then gets text alone).  The app calls
+    stand-ins that only count tokens (the parser then gets text alone); ``stepped``: the
+    iterator yields a list of chunks per engine step (``steps``), not one chunk at a time.  The app calls
     ``open`` before the response starts and ``bind_usage`` before iterating; both do
     nothing unless an engine needs them (an upstream engine fails there as a 502, and
     sets the prompt count its engine reports)."""
 
-    def __init__(self, prompt_tokens: int, chunks: AsyncIterator[EngineChunk], parser_token_ids: bool = True) -> None:
+    def __init__(self, prompt_tokens: int, chunks: AsyncIterator[Any], parser_token_ids: bool = True,
+                 stepped: bool = False) -> None:
         self.prompt_tokens = prompt_tokens
         self.parser_token_ids = parser_token_ids
+        # An EngineChunk at a time, or (``stepped``) a list of them per engine step.
         self._chunks = chunks
+        self._stepped = stepped
+        self._pending: list[EngineChunk] = []  # a step's chunks not yet taken one by one, last first
         # The rendered prompt's last characters, for a reasoning parser whose initial mode is
         # ``auto`` (None: the engine did not render it).
         self.prompt_tail: str | None = None
@@ -149,12 +154,37 @@ class EngineStream:
         return self
 
     async def __anext__(self) -> EngineChunk:
-        return await self._chunks.__anext__()
+        if not self._stepped:
+            return await self._chunks.__anext__()
+        while not self._pending:
+            self._pending = list(reversed(await self._chunks.__anext__()))
+        return self._pending.pop()
+
+    def steps(self) -> AsyncIterator[list[EngineChunk]]:
+        """The chunks a step of the engine made together, a list per step: several tokens
+        when the engine hands them over at once (speculative decoding and MTP, a stream
+        interval, the simulated engine at full speed), else one chunk each."""
+        return self._chunks if self._stepped else _OneEach(self)
 
     async def aclose(self) -> None:
         close = getattr(self._chunks, "aclose", None)
         if close is not None:
             await close()
+
+
+class _OneEach:
+    """A stream's chunks as one-chunk steps."""
+
+    __slots__ = ("_stream",)
+
+    def __init__(self, stream: EngineStream) -> None:
+        self._stream = stream
+
+    def __aiter__(self) -> _OneEach:
+        return self
+
+    async def __anext__(self) -> list[EngineChunk]:
+        return [await self._stream.__anext__()]
 
 
 class Engine:

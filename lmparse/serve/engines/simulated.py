@@ -2,8 +2,10 @@
 
 It decides a reply from the conversation (``answer.decide``), writes it in the family's
 wire format with the parsers' own renderers (tool dialect ``render``, reasoning
-descriptor ``render``, Harmony for gpt-oss), and streams it one token at a time with
-the family's tokenizer at a configurable rate, with fake but well-formed logprobs.
+descriptor ``render``, Harmony for gpt-oss), and streams it tokenized with the family's
+tokenizer at a configurable rate (a token per step; at full speed a few per step, as an
+engine's stream interval or speculative decoding hands them over), with fake but
+well-formed logprobs.
 The prompt is rendered with the family's chat template for the usage count.
 
 The reply is produced, searched for stop sequences and tokenized as it streams, a
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from itertools import islice
 from collections.abc import AsyncIterator, Iterable, Iterator
 
 from ...factory import PROMPT_TAIL
@@ -30,9 +33,8 @@ __all__ = ["SimulatedEngine", "StopScan", "harmony_parts"]
 # Stands for the content while the rest of a reply is rendered around it; random, so no
 # request can write it.
 _HOLE = f"\x00content-{secrets.token_hex(8)}\x00"
-# At full speed (no token rate) a stream hands the event loop over once per this many tokens.
-# Fewer than 5: asyncio logs a warning from the fifth write to a connection it has found lost
-# but not yet reported, and the server learns that a client left only when the loop runs.
+# At full speed (no token rate) a stream hands over this many tokens per step, and the event
+# loop runs between steps: the server learns that a client left only when the loop runs.
 _YIELD_EVERY = 4
 
 
@@ -200,29 +202,33 @@ class SimulatedEngine(Engine):
         # Stand-in ids only count tokens; gpt-oss's parser reads real ids, so it gets none.
         real_ids = self.tokenizer.real
         stream = EngineStream(prompt_tokens, self._stream(_chunks(steps, request.max_tokens, scan, top)),
-                              parser_token_ids=real_ids or not self._harmony)
+                              parser_token_ids=real_ids or not self._harmony, stepped=True)
         stream.prompt_tail = prompt[-PROMPT_TAIL:]
         return stream
 
-    async def _stream(self, chunks: Iterator[EngineChunk]) -> AsyncIterator[EngineChunk]:
+    async def _stream(self, chunks: Iterator[EngineChunk]) -> AsyncIterator[list[EngineChunk]]:
+        """The chunks a step at a time: one token per step at a token rate; at full speed
+        ``_YIELD_EVERY`` tokens per step, each step after a trip through the event loop
+        (the server notices a client that left, and the other streams run; a trip per
+        token would cost each one that much)."""
         self.streams_started += 1
         loop = asyncio.get_running_loop()
         interval = 1.0 / self.token_rate if self.token_rate > 0 else 0.0
+        per_step = 1 if interval else _YIELD_EVERY
         due = loop.time()
         done = False
         try:
-            for count, chunk in enumerate(chunks):
+            while step := list(islice(chunks, per_step)):
                 if interval:
                     due += interval
                     delay = due - loop.time()
                     await asyncio.sleep(delay if delay > 0 else 0)
-                elif not count % _YIELD_EVERY:
-                    # Let the server notice a client that left, and the other streams run;
-                    # every token would cost each one a trip through the event loop.
+                else:
                     await asyncio.sleep(0)
-                self.tokens_generated += len(chunk.token_ids or ())
-                done = chunk.finish_reason is not None
-                yield chunk
+                for chunk in step:
+                    self.tokens_generated += len(chunk.token_ids or ())
+                done = step[-1].finish_reason is not None
+                yield step
         finally:
             if not done:
                 self.streams_cancelled += 1

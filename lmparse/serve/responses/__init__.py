@@ -32,9 +32,10 @@ async def stream_response(runner: ChatRunner, opts: ResponsesOptions) -> AsyncGe
     for event in builder.take():
         yield sse(event)
     try:
-        async with aclosing(runner.run()) as deltas:
-            async for d in deltas:
-                builder.feed(d)
+        async with aclosing(runner.steps()) as steps:
+            async for step in steps:  # a step's events go out as one body
+                for d in step:
+                    builder.feed(d)
                 events = builder.take()
                 if events:
                     yield b"".join(sse(event) for event in events)
