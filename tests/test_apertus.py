@@ -110,6 +110,14 @@ HAZARDS = ['"', "\\", ",", "]", "[", "}", "{", ":", "\n", "<|tools_suffix|>", "<
            '{"f": ', "é"]
 
 
+def test_one_letter_reasoning_and_content_beside_the_markers():
+    """Found by hypothesis in CI: reasoning ``r`` and content ``p`` are also letters of
+    ``<|inner_prefix|>``; the conservation check once matched them there."""
+    text = '<|inner_prefix|>r<|inner_suffix|>p<|tools_prefix|>[{"f": {}}]<|tools_suffix|>'
+    check_round_trip(lambda: create_parser(tool_parser="apertus", reasoning_parser="apertus"), text,
+                     ("p", "r", [("f", {})]), 0)
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(calls_with(HAZARDS), prose, prose, st.integers(0, 1000))
 def test_render_round_trip(calls, reasoning, content, seed):

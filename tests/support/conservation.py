@@ -144,11 +144,32 @@ def _runs(text: str, piece: str, pos: int, first: bool, budget: list[int],
     return None
 
 
+_TAG = re.compile(r"</?\|?[A-Za-z_][\w:.\-]*\|?>")  # a marker spelled as a tag: <think>, <|inner_prefix|>
+
+
+def _inside_tag(text: str, at: int, size: int) -> bool:
+    """Whether ``text[at:at + size]`` lies strictly inside a tag-like marker (not its brackets)."""
+    lt = text.rfind("<", max(0, at - 64), at + 1)
+    if lt < 0 or lt == at:
+        return False
+    tag = _TAG.match(text, lt)
+    return tag is not None and at + size < tag.end()
+
+
+def _find_outside_tags(text: str, piece: str, start: int) -> int:
+    """The first occurrence of ``piece`` from ``start`` that is not inside a tag-like marker
+    (a one-letter reasoning ``r`` after ``<|inner_prefix|>``), else the first one."""
+    first = at = text.find(piece, start)
+    while at >= 0 and _inside_tag(text, at, len(piece)):
+        at = text.find(piece, at + 1)
+    return at if at >= 0 else first
+
+
 def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
     """Match ``piece`` in ``text`` from ``start`` (as runs with separators or dropped blocks
     between them, the earliest ending first, else as any subsequence); record the
     positions; return the end, or -1."""
-    whole = text.find(piece, start)
+    whole = _find_outside_tags(text, piece, start)
     runs = [(whole, len(piece))] if whole >= 0 else _runs(text, piece, start, True, [SEARCH_BUDGET])
     for _ in range(8):  # a spelling split around a dropped block may end sooner:
         # ``assista<|return|>nt`` before the ``assistant`` of a later header
@@ -157,6 +178,8 @@ def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
         sooner = _runs(text[: runs[-1][0] + runs[-1][1] - 1], piece, start, True, [200])
         if sooner is None or len(sooner) > 2:  # one split around one block; more is a scattered
             break  # spelling (``<|`` of ``<|"|>``, ``tool_call`` of ``<tool_call|>``, …) that only looks sooner
+        if any(_inside_tag(text, at, size) for at, size in sooner):
+            break  # the ``r`` of ``<|inner_prefix|>`` is not a reasoning ``r`` written after it
         runs = sooner
     if runs is None:  # the leftover check judges what this skips
         runs, pos = [], start
