@@ -151,6 +151,11 @@ FOUND = [
     ("gemma4", "default", True,
      '<think>plan</think>Sure.\n<|tool_call>call:f{}<tool_call|><|tool_call>call:g{a:<|"|>x y<|"|>,b:2}<tool_call|>'
      '<|tool_callol_call'),
+    # Content after a converted call (minicpm5) was spelled as two runs around a separator
+    # inside the call's syntax (``<param`` + ``ame="`` of ``<param name="a">``): a sooner
+    # spelling is now taken only around a dropped block.
+    ("minicpm5", "default", True,
+     '<think>plan</think>Sure.\n<function name="f"><param name="a">x y</param><paramame="'),
 ]
 
 

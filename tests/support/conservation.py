@@ -180,6 +180,8 @@ def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
             break  # spelling (``<|`` of ``<|"|>``, ``tool_call`` of ``<tool_call|>``, …) that only looks sooner
         if any(_inside_tag(text, at, size) for at, size in sooner):
             break  # the ``r`` of ``<|inner_prefix|>`` is not a reasoning ``r`` written after it
+        if any(text[at + size] not in MARKUP for (at, size), _ in zip(sooner, sooner[1:], strict=False)):
+            break  # split around a separator, not a dropped block: ``<param`` + ``ame="`` of ``<param name="``
         runs = sooner
     if runs is None:  # the leftover check judges what this skips
         runs, pos = [], start
