@@ -1,14 +1,9 @@
 """Peer runner: LMDeploy's parser package (its default response parser with one of its tool parsers).
 
 Runs inside ``bench/.peers/lmdeploy`` (made by ``scripts/setup_bench_peers.sh``),
-never in the benchmark's own process: ``python -m bench.peer_lmdeploy`` reads a
-JSON job on stdin and prints JSON results on stdout.  ``--check`` only imports;
-``--names`` prints the tool parser names LMDeploy registers.
-
-A job holds ``configs`` (the Qwen stack fixtures, built here from ``bench.fixtures``)
-and/or ``calls`` (dialect replies rendered by our side, each with the names its
-dialect answers to: the first one LMDeploy registers picks its parser, with no
-reasoning parser, as ours runs).
+never in the benchmark's own process: ``python -m bench.peer_lmdeploy --serve`` answers
+the driver's requests one JSON line at a time (see the ``--serve`` section).  ``--check``
+only imports; ``--names`` prints the tool parser names LMDeploy registers.
 
 LMDeploy is installed with ``--no-deps``, so no torch.  Its parser modules are
 pure Python, but three package modules on their import path pull in the engines;
@@ -32,7 +27,6 @@ import importlib.util
 import json
 import logging
 import os
-import signal
 import sys
 import time
 import types
@@ -40,16 +34,13 @@ from typing import Any
 from collections.abc import Iterator
 
 from .fixtures import (
-    QWEN_SPECIAL_TOKENS,
     TOOLS,
     CallReply,
     Reply,
-    build_reply,
-    chunk_label,
     split_chunks,
     split_chunks_keeping,
 )
-from .timing import Settings, best_of, record
+from .timing import Settings, best_of
 from .tokens import cut
 from .verify import ReconstructionError, check_call, check_reconstruction
 
@@ -118,109 +109,6 @@ def _stream_deltas(parser: Any, body: list[str], last: str) -> Iterator:
     for piece in body:
         yield from stream(piece, [])
     yield from stream(last, [], final=True)
-
-
-def _measure(make_parser, impl: str, section: str, reply, size: int, chunk, settings: Settings, where: str) -> dict:
-    """Check, then time.  If plain character chunks give wrong output, the row is measured on
-    chunks that keep Qwen's special tokens whole (what a real engine sends) and says so."""
-    return _checked_timing(
-        make_parser, reply.text, chunk, settings, QWEN_SPECIAL_TOKENS,
-        lambda deltas, suffix: check_reconstruction(deltas, reply, where + suffix),
-        lambda chunks, timing: record(section, impl, reply.kind, size, chunk, len(reply.text), len(chunks), timing),
-    )
-
-
-def _checked_timing(make_parser, text: str, chunk, settings: Settings, keep: tuple[str, ...], check, make_row) -> dict:
-    chunks, chunking, start, plain_error = _checked_chunks(make_parser, text, chunk, keep, check)
-    estimate = time.perf_counter() - start
-    body, last = chunks[:-1], chunks[-1]
-    timing = best_of(make_parser, lambda p: _feed_all(p, body, last), settings, estimate)
-    row = make_row(chunks, timing)
-    row["chunking"] = chunking
-    row["plain_chunking_error"] = plain_error
-    return row
-
-
-class _Timeout(Exception):
-    pass
-
-
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise _Timeout()
-
-
-def _guarded(limit: int, config: dict, records: list[dict], errors: list[dict], measure, *args: Any) -> None:
-    """Run ``measure(*args)`` under an alarm; a wrong, failing or slow peer costs only its row."""
-    signal.alarm(limit)
-    try:
-        row = measure(*args)
-    except ReconstructionError as exc:
-        errors.append({**config, "error": str(exc)})
-    except _Timeout:
-        errors.append({**config, "error": f"timed out after {limit} s"})
-    except Exception as exc:  # the peer misbehaving must not hide the other rows
-        errors.append({**config, "error": f"{type(exc).__name__}: {exc}"})
-    else:
-        records.append(row)
-    finally:
-        signal.alarm(0)
-
-
-def _run_configs(job: dict, settings: Settings, limit: int, records: list[dict], errors: list[dict]) -> None:
-    if not job.get("configs"):
-        return
-    make_parser, impl = _parser_factory(TOOL_PARSER, REASONING_PARSER, TOOLS)
-    replies: dict[tuple[str, int], Any] = {}
-    for section, kind, size, chunk in job["configs"]:
-        reply = replies.get((kind, size))
-        if reply is None:
-            reply = replies[(kind, size)] = build_reply(kind, size)
-        config = {"section": section, "fixture": kind, "size": size, "chunk": chunk}
-        where = f"{impl}, {kind} {size} chars, chunk {chunk or 'whole'}"
-        _guarded(limit, config, records, errors, _measure, make_parser, impl, section, reply, size, chunk, settings,
-                 where)
-
-
-def _measure_call(make_parser, impl: str, parser_name: str, reply: CallReply, section: str, chunk, settings,
-                  keep: tuple[str, ...]) -> dict:
-    where = f"{impl} {parser_name}, {reply.kind} {reply.size}, chunk {chunk_label(chunk)}"
-    row = _checked_timing(
-        make_parser, reply.text, chunk, settings, keep,
-        lambda deltas, suffix: check_call(deltas, reply, where + suffix),
-        lambda chunks, timing: record(section, impl, reply.kind, reply.size, chunk, len(reply.text), len(chunks),
-                                      timing),
-    )
-    row["dialect"] = reply.dialect
-    row["peer_parser"] = parser_name
-    return row
-
-
-def _run_calls(job: dict, settings: Settings, limit: int, records: list[dict], errors: list[dict]) -> None:
-    registered = set(tool_parser_names())
-    for item in job.get("calls", ()):
-        reply = CallReply(**item["reply"])
-        parser_name = next((name for name in item["names"] if name in registered), None)
-        if parser_name is None:
-            continue  # our side asks only for dialects LMDeploy has (``--names``)
-        make_parser, impl = _parser_factory(parser_name, None, reply.tools)
-        keep = tuple(item.get("special_tokens", ()))
-        for section, chunk in item["runs"]:
-            config = {"section": section, "dialect": reply.dialect, "fixture": reply.kind, "size": reply.size,
-                      "chunk": chunk}
-            _guarded(limit, config, records, errors, _measure_call, make_parser, impl, parser_name, reply, section,
-                     chunk, settings, keep)
-
-
-def run_job(job: dict) -> dict:
-    settings = Settings(*job["settings"])
-    limit = int(job.get("config_timeout", 120))
-    signal.signal(signal.SIGALRM, _on_alarm)
-    records: list[dict] = []
-    errors: list[dict] = []
-    _run_configs(job, settings, limit, records, errors)
-    _run_calls(job, settings, limit, records, errors)
-    impl = _import_parsers()[3]
-    return {"impl": impl, "records": records, "errors": errors, "torch_imported": "torch" in sys.modules}
 
 
 # ---- --serve: one long-lived runner that the driver alternates with its own timings ----
@@ -339,7 +227,8 @@ def main() -> int:
     if "--names" in sys.argv[1:]:
         json.dump(tool_parser_names(), sys.stdout)
         return 0
-    json.dump(run_job(json.load(sys.stdin)), sys.stdout)
+    print("usage: python -m bench.peer_lmdeploy --serve | --check | --names", file=sys.stderr)
+    return 2
     return 0
 
 
