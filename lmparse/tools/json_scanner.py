@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["JsonValueScanner", "SCALAR_START"]
+__all__ = ["JsonValueScanner", "SCALAR_START", "string_end"]
 
 # Outside strings inside a container: everything but quotes, brackets and '<' (a
 # protocol boundary: '<' is never valid JSON outside a string), plus whole strings.
@@ -107,6 +107,18 @@ class JsonValueScanner:
     def run_through(self, text: str) -> bool:
         """Consume all of ``text`` if the value neither ends nor breaks in it and say so;
         otherwise change nothing (a container's fast lane)."""
+        if self.in_string and not self.escape_pending and self._kind == _CONTAINER:  # the usual case
+            end = string_end(text)
+            if end == -1:
+                return True
+            if end > 0:
+                depth = self.depth
+                self.in_string = False
+                if self._scan_container(text, end, len(text)) == len(text) and not self.done:
+                    return True
+                self.depth, self.in_string, self.escape_pending = depth, True, False
+                self.done = self.broken = False
+                return False
         saved = self.depth, self.in_string, self.escape_pending
         if self.scan(text, 0) == len(text) and not self.done:
             return True
@@ -163,13 +175,33 @@ class JsonValueScanner:
             self.escape_pending = False
         quote = text.find('"', pos, n)
         while quote != -1:
-            if text[quote - 1] != "\\" or quote == pos or _escaping_run(text, pos, quote) % 2 == 0:
+            # (a quote after one backslash that follows no other is escaped: the usual case, no count)
+            if text[quote - 1] != "\\" or quote == pos or (
+                quote - 1 > pos and text[quote - 2] == "\\" and _escaping_run(text, pos, quote) % 2 == 0
+            ):
                 self.in_string = False
                 return quote + 1
             quote = text.find('"', quote + 1, n)
         if n > pos and text[n - 1] == "\\" and _escaping_run(text, pos, n) % 2:
             self.escape_pending = True  # the next chunk's first character is escaped
         return n
+
+
+def string_end(text: str) -> int:
+    """Read inside a JSON string with no escape pending: the position after the quote that
+    closes it in ``text``; -1 when the string stays open through ``text``, -2 when ``text``
+    ends inside an escape.  One ``str.find`` per quote, as ``_scan_string``."""
+    quote = text.find('"')
+    if "\\" not in text:
+        return -1 if quote == -1 else quote + 1
+    while quote != -1:
+        # (a quote after one backslash that follows no other is escaped: the usual case, no count)
+        if quote == 0 or text[quote - 1] != "\\" or (
+            quote > 1 and text[quote - 2] == "\\" and _escaping_run(text, 0, quote) % 2 == 0
+        ):
+            return quote + 1
+        quote = text.find('"', quote + 1)
+    return -1 if text[-1] != "\\" or _escaping_run(text, 0, len(text)) % 2 == 0 else -2
 
 
 def _escaping_run(text: str, start: int, end: int) -> int:
