@@ -186,8 +186,10 @@ class ChatRunner:
         deltas = self._parse(chunk.text, ids if ids_to_parser else None, final)
         count = len(ids) if ids is not None else 1 if chunk.text else 0
         self.usage.completion_tokens += count
-        if deltas and all(d.message.reasoning_content is not None and d.message.content is None
-                          and not d.has_tool_calls for d in deltas):
+        # (the reasoning tokens by chunk, for when the parser counts none: it counts the ids it gets)
+        if deltas and not (ids and ids_to_parser) and all(
+                d.message.reasoning_content is not None and d.message.content is None and not d.has_tool_calls
+                for d in deltas):
             self._reasoning_chunk_tokens += count
         if finish is not None:
             self.stop_sequence = chunk.stop_sequence
