@@ -57,7 +57,7 @@ test-integrations: venv testdata
 	done
 
 # Peers (LMDeploy's parsers, no torch) run from their own venv in bench/.peers/, built once.
-bench: venv
+bench: venv testdata
 	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
 	$(PYTHON) -m bench --peers --write-docs
 
