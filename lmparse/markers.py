@@ -33,7 +33,7 @@ def held_prefix_start(text: str, marker: str, start: int = 0) -> int:
 class MarkerSet:
     """A fixed set of markers: one C-level search for the next one, bounded partial holding."""
 
-    __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead", "_partial_ends")
+    __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead", "_partial_ends", "_after")
 
     def __init__(self, markers: Iterable[str]) -> None:
         uniq = sorted({m for m in markers if m}, key=len, reverse=True)
@@ -53,6 +53,10 @@ class MarkerSet:
         leads = [m[: len(m) - len(tag)] for m, tag in zip(uniq, tags, strict=True)]
         anchor = os.path.commonprefix(tags) if tags and all(tags) else ""
         self._anchor = anchor or None
+        # What may follow the anchor in a marker: a hit followed by anything else is ordinary
+        # text, passed over without the regex (``<`` in prose or code, ``<=``, ``<b``).
+        self._after = "".join(sorted({tag[len(anchor)] for tag in tags})) if anchor and all(
+            len(tag) > len(anchor) for tag in tags) else None
         self._max_lead = max(map(len, leads), default=0)
         # A text ending with one of these may end with part of a marker (``plain_run``).
         self._partial_ends = tuple({*(anchor[:k] for k in range(1, len(anchor))),
@@ -75,10 +79,10 @@ class MarkerSet:
         # whitespace): the first anchor with a match around it has the leftmost one.  Only a
         # match whose anchor is ``at`` is taken from its window, so none is cut short by it.
         # One character is searched for (memchr; a longer needle costs several times more).
-        lead, span, first = self._max_lead, self._max_len, anchor[0]
+        lead, span, first, after, k = self._max_lead, self._max_len, anchor[0], self._after, len(anchor)
         at = text.find(first, pos)
         while at != -1:
-            if text.startswith(anchor, at):
+            if text.startswith(anchor, at) and (after is None or text[at + k : at + k + 1] in after):
                 match = pattern.search(text, max(pos, at - lead), at + span)
                 if match is not None and match.start() <= at:
                     return match

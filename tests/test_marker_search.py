@@ -16,6 +16,7 @@ MARKER_SETS = [
     ("[TOOL_CALLS]", " [TOOL_CALLS]"),
     ("</parameter>", "</function>", "\n</parameter>", "\n</function>"),  # the anchor is "</"
     ("<|tool_call>", "<|\"|>", "[x]"),  # two first characters: the regex alone
+    ("<|", "<|x|>"),  # a marker is the anchor itself: every hit goes to the regex
 ]
 
 
@@ -28,7 +29,8 @@ def _reference(markers: tuple[str, ...], text: str, pos: int) -> tuple[int, int,
 @pytest.mark.parametrize("markers", MARKER_SETS, ids=lambda m: m[0])
 def test_search_answers_what_one_regex_search_answers(markers: tuple[str, ...]) -> None:
     rng = random.Random(14)
-    pieces = ["a", "\n", " ", "<", "[", "</", *markers, *(m[: len(m) // 2] for m in markers)]
+    # ("<=", "<b": an anchor hit that no marker continues, passed over without the regex)
+    pieces = ["a", "\n", " ", "<", "[", "</", "<=", "<b", "<t", *markers, *(m[: len(m) // 2] for m in markers)]
     marker_set = MarkerSet(markers)
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 24)))
