@@ -319,7 +319,6 @@ def _render_dialects(mode: Mode, dialects: list, plan: list, calls: dict, rows: 
         plan=plan,
         linearity=(mode.call_small, mode.call_size),
         header=header,
-        peer=None,
     )
 
 
@@ -403,7 +402,7 @@ def _report(mode: Mode, dialects: list, run: _Run, targets_texts: list[str]) -> 
         "output checked before timing", "",
         render_run(run.results, size=mode.size, kinds=FIXTURE_KINDS, stack_chunks=STACK_CHUNKS,
                    scanner_chunks=SCANNER_CHUNKS, linearity_sizes=mode.linearity_sizes,
-                   linearity_chunks=LINEARITY_CHUNKS, peers=[]),
+                   linearity_chunks=LINEARITY_CHUNKS),
     ]
     if dialects:
         head += ["", _render_dialects(mode, dialects, run.plan, run.calls, run.dialect_rows)]

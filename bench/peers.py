@@ -11,36 +11,18 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import NamedTuple
 
 
-__all__ = ["PeerRun", "PeerProcess", "PEERS_DIR"]
+__all__ = ["PeerProcess", "PEERS_DIR"]
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_DIR = Path(__file__).resolve().parent / ".peers"
 SETUP_HINT = "run scripts/setup_bench_peers.sh"
 
 
-class PeerRun(NamedTuple):
-    name: str
-    impl: str | None  # e.g. "lmdeploy 0.18.0" once it ran
-    status: str  # "ok" or "unavailable (<reason>)"
-    records: list[dict]
-    errors: list[dict]  # configurations the peer got wrong or could not finish
-
-
-def _unavailable(name: str, reason: str) -> PeerRun:
-    return PeerRun(name, None, f"unavailable ({reason})", [], [])
-
-
 def _lmdeploy_python() -> Path | None:
     python = PEERS_DIR / "lmdeploy" / "bin" / "python"
     return python if python.exists() else None
-
-
-def _lmdeploy_missing() -> PeerRun:
-    where = (PEERS_DIR / "lmdeploy").relative_to(ROOT)
-    return _unavailable("lmdeploy", f"no virtualenv at {where}; {SETUP_HINT}")
 
 
 class PeerProcess:
@@ -53,7 +35,8 @@ class PeerProcess:
         self._proc: subprocess.Popen | None = None
         python = _lmdeploy_python()
         if python is None:
-            self.unavailable = _lmdeploy_missing().status
+            where = (PEERS_DIR / "lmdeploy").relative_to(ROOT)
+            self.unavailable = f"unavailable (no virtualenv at {where}; {SETUP_HINT})"
             return
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         self._proc = subprocess.Popen(

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .fixtures import chunk_label
-from .peers import PeerRun
 
 __all__ = ["Table", "fmt", "render_run", "render_dialects", "size_label"]
 
@@ -72,51 +71,35 @@ def render_run(
     scanner_chunks: Sequence[int | None],
     linearity_sizes: Sequence[int],
     linearity_chunks: Sequence[int | None],
-    peers: Sequence[PeerRun],
 ) -> str:
+    """Sections 1-3 and 5 (ours alone: the peer is timed in section 8, interleaved with ours)."""
     ours = _index(r for r in results if r["impl"] == "lmparse")
     floor = _index(r for r in results if r["impl"] == "pass-through")
-    ran = [p for p in peers if p.records]
-    peer_rows = {p.name: _index(p.records) for p in ran}
-    out = _stack_section(ours, floor, ran, peer_rows, kinds, stack_chunks, size)
+    out = _stack_section(ours, floor, kinds, stack_chunks, size)
     out += _scanner_section(ours, kinds, scanner_chunks, size)
-    out += _linearity_section(ours, ran, peer_rows, kinds, linearity_sizes, linearity_chunks, size)
-    out += _peer_status(peers)
+    out += _linearity_section(ours, kinds, linearity_sizes, linearity_chunks, size)
+    out += ["5. peers", "   the peer is timed in section 8, interleaved with ours (python -m bench --peers)"]
     return "\n".join(out)
 
 
-def _stack_section(ours: dict, floor: dict, ran: list[PeerRun], peer_rows: dict[str, dict], kinds: Sequence[str],
-                   chunks: Sequence[int | None], size: int) -> list[str]:
-    """Sections 1 + 4: the stack, next to the pass-through floor and the peers."""
-    footnote = False
-    headers = ["fixture", "chunk", "chunks", "MB/s", "us/chunk", "floor MB/s", "vs floor"]
-    for p in ran:
-        headers += [f"{p.name} MB/s", f"ours/{p.name}"]
-    table = Table(headers)
+def _stack_section(ours: dict, floor: dict, kinds: Sequence[str], chunks: Sequence[int | None], size: int
+                   ) -> list[str]:
+    """Sections 1 + 4: the stack, next to the pass-through floor."""
+    table = Table(["fixture", "chunk", "chunks", "MB/s", "us/chunk", "floor MB/s", "vs floor"])
     for kind in kinds:
         for chunk in chunks:
             r = ours[("stack", kind, size, chunk)]
             f = floor[("passthrough", kind, size, chunk)]
-            cells = [kind, chunk_label(chunk), r["chunks"], fmt(r["mb_per_s"]), fmt(r["us_per_chunk"]),
-                     fmt(f["mb_per_s"]), _ratio(r["mb_per_s"], f["mb_per_s"])]
-            for p in ran:
-                q = peer_rows[p.name].get(("stack", kind, size, chunk))
-                mark = "" if q is None or q.get("chunking", "chars") == "chars" else " *"
-                footnote |= bool(mark)
-                cells += [fmt(q and q["mb_per_s"]) + mark, _ratio(r["mb_per_s"], q and q["mb_per_s"])]
-            table.add(*cells)
-    out = [
+            table.add(kind, chunk_label(chunk), r["chunks"], fmt(r["mb_per_s"]), fmt(r["us_per_chunk"]),
+                      fmt(f["mb_per_s"]), _ratio(r["mb_per_s"], f["mb_per_s"]))
+    return [
         f"1. qwen stack: create_parser(tool_parser='qwen', reasoning_parser='qwen3'), "
         f"ARG ~{size_label(size)} chars; MB/s = 1e6 input chars per wall second, final=True on the last chunk",
         "   floor = pass-through baseline (one DeltaMessage(content=chunk) per chunk, same call shape); "
         "vs floor = parser MB/s / floor MB/s",
         table.render(),
+        "",
     ]
-    if footnote:
-        out.append("   * peer gave wrong output on plain character chunks (see peer notes); this number is on the same "
-                   "chunking with Qwen's special tokens kept whole, as a tokenizer-driven engine sends them")
-    out.append("")
-    return out
 
 
 def _scanner_section(ours: dict, kinds: Sequence[str], chunks: Sequence[int | None], size: int) -> list[str]:
@@ -129,50 +112,24 @@ def _scanner_section(ours: dict, kinds: Sequence[str], chunks: Sequence[int | No
     return [f"2. JsonValueScanner.scan(chunk, 0, final) alone on ARG (~{size_label(size)} chars)", table.render(), ""]
 
 
-def _linearity_section(ours: dict, ran: list[PeerRun], peer_rows: dict[str, dict], kinds: Sequence[str],
-                       sizes: Sequence[int], chunks: Sequence[int | None], size: int) -> list[str]:
-    """Section 3: time per KB across fixture sizes, ours and the peers'."""
+def _linearity_section(ours: dict, kinds: Sequence[str], sizes: Sequence[int], chunks: Sequence[int | None],
+                       size: int) -> list[str]:
+    """Section 3: time per KB across fixture sizes."""
     first, last = sizes[0], sizes[-1]
     headers = ["fixture", "chunk"] + [f"us/KB @{size_label(s)}" for s in sizes]
     headers.append(f"ratio {size_label(last)}/{size_label(first)}")
-    for p in ran:
-        headers.append(f"{p.name} ratio")
     table = Table(headers)
     for kind in kinds:
         for chunk in chunks:
             per_kb = [_linearity_row(ours, kind, s, chunk, size) for s in sizes]
             cells = [kind, chunk_label(chunk)] + [fmt(v and v["us_per_kb"]) for v in per_kb]
             cells.append(_ratio(per_kb[-1] and per_kb[-1]["us_per_kb"], per_kb[0] and per_kb[0]["us_per_kb"]))
-            for p in ran:
-                a = _linearity_row(peer_rows[p.name], kind, last, chunk, size)
-                b = _linearity_row(peer_rows[p.name], kind, first, chunk, size)
-                cells.append(_ratio(a and a["us_per_kb"], b and b["us_per_kb"]))
             table.add(*cells)
     return [
         "3. linearity: qwen stack time per 1000 input chars (us/KB); ratio = us/KB at the largest / at the smallest",
         table.render(),
         "",
     ]
-
-
-def _peer_status(peers: Sequence[PeerRun]) -> list[str]:
-    """Section 5: how each peer ran, and what it got wrong."""
-    out = ["5. peers"]
-    if not peers:
-        out.append("   the peer is timed in section 8, interleaved with ours (python -m bench --peers)")
-    for p in peers:
-        out.append(f"   peer {p.name}: {p.impl + ': ' if p.impl else ''}{p.status}")
-        realigned = [r for r in p.records if r.get("plain_chunking_error")]
-        if realigned:
-            where = ", ".join(
-                f"{r['fixture']} {size_label(r['size'])} chunk {chunk_label(r['chunk'])}" for r in realigned
-            )
-            out.append(f"     * wrong output on plain character chunks for: {where}")
-            out.append(f"       e.g. {realigned[0]['plain_chunking_error']}")
-        for err in p.errors:
-            where = f"{err['fixture']} {size_label(err['size'])} chunk {chunk_label(err['chunk'])}"
-            out.append(f"     {where}: {err['error']}")
-    return out
 
 
 def _linearity_row(rows: dict, kind: str, at: int, chunk: int | None, main_size: int) -> dict | None:
@@ -194,29 +151,21 @@ def render_dialects(
     plan: Sequence[tuple[str, str, int, int | None]],
     linearity: tuple[int, int],
     header: Sequence[str],
-    peer: PeerRun | None,
 ) -> str:
-    """Sections 6 (throughput per dialect) and 7 (linearity per dialect).  ``dialects`` are
-    ``(label, names)``, ``plan`` the ``(section, kind, size, chunk)`` each dialect ran,
-    ``linearity`` the (small, large) sizes compared."""
+    """Sections 6 (throughput per dialect) and 7 (linearity per dialect), ours alone (the peer
+    is timed in section 8).  ``dialects`` are ``(label, names)``, ``plan`` the
+    ``(section, kind, size, chunk)`` each dialect ran, ``linearity`` the (small, large) sizes compared."""
     ours = _dialect_index(rows)
-    theirs = _dialect_index(peer.records) if peer is not None else {}
-    ran_peer = peer if peer is not None and peer.records else None  # a peer with numbers to compare
     out = list(header)
-    out += _dialect_throughput(ours, theirs, ran_peer, dialects, plan)
-    out += _dialect_linearity(ours, theirs, ran_peer, dialects, plan, linearity)
-    if peer is not None:
-        out += ["", *_dialect_peer_notes(peer)]
+    out += _dialect_throughput(ours, dialects, plan)
+    out += _dialect_linearity(ours, dialects, plan, linearity)
     return "\n".join(out)
 
 
-def _dialect_throughput(ours: dict, theirs: dict, peer: PeerRun | None, dialects: Sequence[tuple[str, tuple[str, ...]]],
+def _dialect_throughput(ours: dict, dialects: Sequence[tuple[str, tuple[str, ...]]],
                         plan: Sequence[tuple[str, str, int, int | None]]) -> list[str]:
-    """Section 6's table and its notes; ``peer`` is None unless it has numbers."""
-    footnote = False
+    """Section 6's table and its notes."""
     headers = ["dialect", "fixture", "size", "chunk", "chunks", "MB/s", "us/chunk"]
-    if peer is not None:
-        headers += [f"{peer.name} MB/s", f"ours/{peer.name}"]
     table = Table(headers, left=2)
     for i, (label, _names) in enumerate(dialects):
         if i:
@@ -226,52 +175,30 @@ def _dialect_throughput(ours: dict, theirs: dict, peer: PeerRun | None, dialects
             if section != "dialect":
                 continue
             r = ours.get((label, section, kind, size, chunk))
-            cells = [label if first else "", kind, _call_size(kind, size), chunk_label(chunk),
-                     r["chunks"] if r else "-", fmt(r and r["mb_per_s"]), fmt(r and r["us_per_chunk"])]
+            table.add(label if first else "", kind, _call_size(kind, size), chunk_label(chunk),
+                      r["chunks"] if r else "-", fmt(r and r["mb_per_s"]), fmt(r and r["us_per_chunk"]))
             first = False
-            if peer is not None:
-                q = theirs.get((label, section, kind, size, chunk))
-                mark = "" if q is None or q.get("chunking", "chars") == "chars" else " *"
-                footnote |= bool(mark)
-                cells += [fmt(q and q["mb_per_s"]) + mark, _ratio(r and r["mb_per_s"], q and q["mb_per_s"])]
-            table.add(*cells)
     out = [table.render()]
-    if footnote and peer is not None:
-        out.append(f"   * {peer.name} gave wrong output on plain character chunks (see the notes below); this number "
-                   "is on chunks that keep the dialect's declared markers whole (fewer, longer chunks)")
     aliases = [f"{label} = {', '.join(names[1:])}" for label, names in dialects if len(names) > 1]
     if aliases:
         out.append("   aliases: " + "; ".join(aliases))
-    if peer is not None:
-        ran = {key[0] for key in theirs} | {err["dialect"] for err in peer.errors}
-        unpeered = [label for label, _names in dialects if label not in ran]
-        if unpeered:
-            out.append(f"   {peer.name} has no parser for: {', '.join(unpeered)}")
     out.append("")
     return out
 
 
-def _dialect_linearity(ours: dict, theirs: dict, peer: PeerRun | None, dialects: Sequence[tuple[str, tuple[str, ...]]],
+def _dialect_linearity(ours: dict, dialects: Sequence[tuple[str, tuple[str, ...]]],
                        plan: Sequence[tuple[str, str, int, int | None]], linearity: tuple[int, int]) -> list[str]:
     """Section 7: string-argument time per KB at the small and the large size."""
     small, large = linearity
-    headers = ["dialect", "chunk", f"us/KB @{size_label(small)}", f"us/KB @{size_label(large)}",
-               f"ratio {size_label(large)}/{size_label(small)}"]
-    if peer is not None:
-        headers.append(f"{peer.name} ratio")
-    table = Table(headers)
+    table = Table(["dialect", "chunk", f"us/KB @{size_label(small)}", f"us/KB @{size_label(large)}",
+                   f"ratio {size_label(large)}/{size_label(small)}"])
     chunks = [chunk for section, _kind, _size, chunk in plan if section == "linearity"]
     for label, _names in dialects:
         for chunk in chunks:
             a = _dialect_linearity_row(ours, label, large, chunk)
             b = _dialect_linearity_row(ours, label, small, chunk)
-            cells = [label, chunk_label(chunk), fmt(b and b["us_per_kb"]), fmt(a and a["us_per_kb"]),
-                     _ratio(a and a["us_per_kb"], b and b["us_per_kb"])]
-            if peer is not None:
-                pa = _dialect_linearity_row(theirs, label, large, chunk)
-                pb = _dialect_linearity_row(theirs, label, small, chunk)
-                cells.append(_ratio(pa and pa["us_per_kb"], pb and pb["us_per_kb"]))
-            table.add(*cells)
+            table.add(label, chunk_label(chunk), fmt(b and b["us_per_kb"]), fmt(a and a["us_per_kb"]),
+                      _ratio(a and a["us_per_kb"], b and b["us_per_kb"]))
     return [f"7. tool dialect linearity: string-arg time per 1000 input chars (us/KB) at {size_label(small)} and "
             f"{size_label(large)}; ratio = us/KB @{size_label(large)} / us/KB @{size_label(small)}", table.render()]
 
@@ -284,28 +211,6 @@ def _dialect_linearity_row(rows: dict, label: str, size: int, chunk: int | None)
     return rows.get((label, "linearity", "string-arg", size, chunk)) or rows.get(
         (label, "dialect", "string-arg", size, chunk)
     )
-
-
-def _dialect_peer_notes(peer: PeerRun) -> list[str]:
-    out = [f"   peer {peer.name} (dialects): {peer.impl + ': ' if peer.impl else ''}{peer.status}"]
-    realigned: dict[str, list[str]] = {}
-    for r in peer.records:
-        if r.get("plain_chunking_error"):
-            realigned.setdefault(f"{r['dialect']} ({r['peer_parser']})", []).append(
-                f"{r['fixture']} {_call_size(r['fixture'], r['size'])} chunk {chunk_label(r['chunk'])}"
-            )
-    for where, configs in realigned.items():
-        out.append(f"     * wrong on plain character chunks, {where}: {', '.join(configs)}")
-    examples: dict[str, str] = {}
-    for r in peer.records:
-        if r.get("plain_chunking_error"):
-            examples.setdefault(r["dialect"], r["plain_chunking_error"])
-    out += [f"       e.g. {example[:240]}" for example in examples.values()]
-    for err in peer.errors:
-        where = (f"{err['dialect']} {err['fixture']} {_call_size(err['fixture'], err['size'])} "
-                 f"chunk {chunk_label(err['chunk'])}")
-        out.append(f"     {where}: {err['error'][:240]}")
-    return out
 
 
 # ---- same-run ratios against the peer (bench.versus rows) ----
