@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "arguments_delta",
     "DeltaFunctionCall",
     "DeltaToolCall",
     "DeltaMessage",
@@ -99,6 +100,23 @@ class DeltaMessage:
             f"DeltaMessage(content={self.content!r}, reasoning_content={self.reasoning_content!r}, "
             f"tool_calls={self.tool_calls!r})"
         )
+
+
+_new = object.__new__
+
+
+def arguments_delta(index: int, arguments: str) -> DeltaMessage:
+    """``DeltaMessage(tool_calls=[DeltaToolCall(index, function=DeltaFunctionCall(arguments=...))])``,
+    the streamed fragment of a call's arguments, built without the three ``__init__`` calls
+    (a third of a small chunk's cost).  Every slot is set here: a slot added to one of the
+    classes must be added here too (``tests/test_messages.py`` checks)."""
+    fn = _new(DeltaFunctionCall)
+    fn.name, fn.arguments = None, arguments
+    call = _new(DeltaToolCall)
+    call.index, call.id, call.type, call.function = index, None, None, fn
+    delta = _new(DeltaMessage)
+    delta.content, delta.reasoning_content, delta.tool_calls = None, None, [call]
+    return delta
 
 
 class FunctionCall:

@@ -433,9 +433,9 @@ def _text_run(parser: BaseResponseParser, text: str, deltas: Deltas) -> bool:
     if state == _PLAIN:
         if not parser._plain_markers.plain_run(text):
             return False
-        deltas.append((DeltaMessage(content=text), False))
+        deltas.append((DeltaMessage(text), False))
     elif state == _REASONING and not parser._label.pending and parser._reasoning_markers.plain_run(text):
-        deltas.append((DeltaMessage(reasoning_content=text), False))
+        deltas.append((DeltaMessage(None, text), False))
     else:
         return False
     parser._base += len(text)
@@ -454,9 +454,9 @@ def append_text(deltas: Deltas, content: bool, text: str) -> None:
             last.reasoning_content += text
             return
     if content:
-        deltas.append((DeltaMessage(content=text), False))
+        deltas.append((DeltaMessage(text), False))
     else:
-        deltas.append((DeltaMessage(reasoning_content=text), False))
+        deltas.append((DeltaMessage(None, text), False))
 
 
 def _layout_start(text: str, start: int, end: int, layout: str | None) -> int:

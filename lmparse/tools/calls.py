@@ -14,7 +14,7 @@ import logging
 import secrets
 from collections.abc import Callable
 
-from ..messages import DeltaFunctionCall, DeltaMessage, DeltaToolCall
+from ..messages import DeltaFunctionCall, DeltaMessage, DeltaToolCall, arguments_delta
 
 __all__ = ["CallEmitter", "DroppedCall", "Deltas", "new_call_id", "NO_CALL", "UNNAMED", "ACCEPTED", "DROPPED",
            "TRUNCATED_HEAD"]
@@ -121,8 +121,8 @@ class CallEmitter:
                 return
             if self.parts:
                 self.flush()
-            self._merge_fn = fn = DeltaFunctionCall(None, text)
-            self._merge = delta = DeltaMessage(None, None, [DeltaToolCall(self._index, None, None, fn)])
+            self._merge = delta = arguments_delta(self._index, text)
+            self._merge_fn = delta.tool_calls[0].function  # type: ignore[index]
             deltas.append((delta, True))
         elif state == UNNAMED:
             self._held.append(text)
@@ -131,8 +131,7 @@ class CallEmitter:
         """``arguments`` for a fresh chunk whose only fragment this is (the fast lane)."""
         if self.state == ACCEPTED:
             self._args_sent = True
-            call = DeltaToolCall(self._index, None, None, DeltaFunctionCall(None, text))
-            deltas.append((DeltaMessage(None, None, [call]), True))
+            deltas.append((arguments_delta(self._index, text), True))
 
     def end(self, deltas: Deltas | None) -> None:
         """The current call ends: an accepted call always carries an arguments object;
