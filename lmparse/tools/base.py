@@ -153,8 +153,7 @@ class ToolParser:
                     if self._closed and not self._committed:
                         self._closed, self._rejected = False, True  # markup that held no call
         finally:
-            if calls.parts:
-                calls.flush()
+            calls.flush()
         if self._rejected:
             return _new_step(BlockStep, (pos, REJECTED, self._committed))
         if self._closed:

@@ -164,8 +164,10 @@ class CallEmitter:
         logger.info("markup cut off by the end of the reply: %s", reason)
 
     def flush(self) -> None:
-        """Join the pending argument text into this chunk's delta (call at the chunk's end)."""
+        """Join the pending argument text into this chunk's delta (call at the chunk's end):
+        the delta is then the caller's, and no longer held here (it may carry a whole argument)."""
         fn = self._merge_fn
         if self.parts and fn is not None:
             fn.arguments = (fn.arguments or "") + "".join(self.parts)
         self.parts = []
+        self._merge = self._merge_fn = None

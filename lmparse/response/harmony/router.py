@@ -133,8 +133,7 @@ class Router:
         """Write what the open deltas are still collecting; the next chunk starts fresh."""
         if self._open is not None:
             self._flush_text()
-        if self._calls.parts:
-            self._calls.flush()
+        self._calls.flush()
 
     def _flush_text(self) -> None:
         delta = self._open
