@@ -3,8 +3,9 @@ serve`` (the simulated Qwen3 at full speed, ``--token-rate 0``) next to a bare S
 endpoint (``bare.py``) streaming lmparse's own events for the same request.
 
 Both servers run at once, each in its own process pinned to CPU 0; the load generator
-(``loadgen.py``, raw asyncio streams) runs in a third process pinned to CPU 1.  For each
-client count the two are loaded in turn, ``pairs`` times; a token is an SSE event (lmparse
+(``loadgen.py``: a protocol per connection, on uvloop when installed) runs in a third process
+pinned to CPU 1.  For each client count the two are loaded in turn, ``pairs`` times, each run
+once both servers are idle; a token is an SSE event (lmparse
 writes one per streamed token, a step's events in one body; the bare endpoint the same events,
 one body each).  Each run also reports the
 CPU the server and the client spent, so a reader can see which one was the bottleneck.
@@ -128,7 +129,20 @@ def servers(events: bytes, max_concurrency: int) -> Iterator[dict[str, tuple[int
         tmp.rmdir()
 
 
-def _load(port: int, pid: int, clients: int, seconds: float, body_file: Path) -> dict:
+def _settle(pids: Sequence[int], timeout: float = 60.0) -> None:
+    """Wait until the servers are idle: a server may still be working for the clients of the
+    run before (a stream the client left goes on until the server notices; the bare endpoint
+    never does, uvicorn drops its writes), and both share one CPU."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        before = sum(map(_cpu_seconds, pids))
+        time.sleep(0.25)
+        if sum(map(_cpu_seconds, pids)) - before < 0.02:
+            return
+
+
+def _load(port: int, pid: int, clients: int, seconds: float, body_file: Path, pids: Sequence[int]) -> dict:
+    _settle(pids)
     before = _cpu_seconds(pid)
     out = subprocess.run([sys.executable, "-m", "bench.serving.loadgen", str(port), "/v1/chat/completions",
                           str(clients), str(seconds), str(body_file), str(CLIENT_CPU)],
@@ -151,8 +165,9 @@ def measure(clients: Sequence[int], seconds: float, pairs: int, repeat: int) -> 
         for n in clients:
             runs: dict[str, list[dict]] = {"lmparse": [], "bare": []}
             for _ in range(pairs):
+                pids = [pid for _, pid in running.values()]
                 for name, (port, pid) in running.items():
-                    runs[name].append(_load(port, pid, n, seconds, Path(f.name)))
+                    runs[name].append(_load(port, pid, n, seconds, Path(f.name), pids))
             ratios = [a["tokens_per_s"] / b["tokens_per_s"] for a, b in zip(runs["lmparse"], runs["bare"], strict=True)]
             results["runs"][n] = {
                 "lmparse": statistics.median(r["tokens_per_s"] for r in runs["lmparse"]),

@@ -114,8 +114,10 @@ def render(results: dict, commands: list[str], image: str | None) -> str:
         f"`lmparse serve --family qwen3 --token-rate 0` (the simulated model at full speed, real tokenizer) and a "
         f"bare Starlette endpoint streaming lmparse's own events for the same request "
         f"({results['load']['events_per_response']} events a response), both under uvicorn (h11, asyncio loop, no "
-        f"access log), each in its own process pinned to CPU 0; the load generator (raw asyncio streams, "
-        f"kept-alive connections) in a third process on CPU 1. A token is an SSE event. The simulated engine "
+        f"access log), each in its own process pinned to CPU 0; the load generator (an asyncio protocol per "
+        f"kept-alive connection on uvloop, no HTTP library) in a third process on CPU 1. Before each run both "
+        f"servers are left to go idle (a stream whose client left at the end of the run before goes on until "
+        f"the server notices, and both share CPU 0). A token is an SSE event. The simulated engine "
         f"hands over four tokens per step at full speed, and lmparse sends a step's events (one per token) as "
         f"one body; the bare endpoint sends one event per body.",
         "",
