@@ -13,9 +13,8 @@ configuration time, with the offending pattern named.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Part", "FieldSpec", "TemplateSpec", "read_template", "pattern_parts"]
 
@@ -28,8 +27,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 _WHITESPACE_CLASSES = ("\\s*", "\\s+", "\\n*", "\\n+", "\\n?", "\\s?", " *", " ?")
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     """One piece of an opener or closer: ``kind`` is ``"text"`` (``value`` literal), ``"space"``
     (optional whitespace) or ``"capture"`` (``name`` = the group's name, ``value`` = its body)."""
 
@@ -42,8 +40,7 @@ def _captures(alternatives: tuple[tuple[Part, ...], ...]) -> bool:
     return any(p.kind == "capture" for parts in alternatives for p in parts)
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+class FieldSpec(NamedTuple):
     name: str
     opens: tuple[tuple[Part, ...], ...]  # one part sequence per alternative; () for the implicit field
     closes: tuple[tuple[Part, ...], ...]
@@ -56,8 +53,7 @@ class FieldSpec:
         return not self.opens
 
 
-@dataclass(frozen=True)
-class TemplateSpec:
+class TemplateSpec(NamedTuple):
     fields: dict[str, FieldSpec]
     source: str  # where it came from, for messages
     anchors: tuple[str, ...] = ()  # the start anchors, literal: the prompt is read after the last one

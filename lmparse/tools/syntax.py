@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["CallSyntax", "ParamSyntax", "derive_call_syntax"]
 
@@ -28,8 +27,7 @@ _ARGS = '{"lmparse_key": "lmparse_value"}'
 _SLOT = "\x00arguments\x00"  # where the arguments were, once cut out of a rendering
 
 
-@dataclass(frozen=True)
-class ParamSyntax:
+class ParamSyntax(NamedTuple):
     """One XML parameter: ``open KEY string_open TEXT close`` for a string,
     ``open KEY value_open JSON close`` for any other value."""
 
@@ -39,8 +37,7 @@ class ParamSyntax:
     close: str
 
 
-@dataclass(frozen=True)
-class CallSyntax:
+class CallSyntax(NamedTuple):
     before_name: str
     after_name: str
     arguments: str  # "json", "python", "gemma" (object literals), or an XGrammar XML style ("qwen_xml", ...)
