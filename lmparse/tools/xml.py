@@ -474,10 +474,20 @@ class XmlToolParser(XmlValues):
         # The fast lane: inside a streamed string value, a chunk that holds no head of a tag
         # ending the value (``</``: ``a <= b`` or ``List<str>`` pass) and does not end with
         # part of one is value text as it stands.
-        if self._run_open and not final and (self._wrap_end if self._wrapped else self._value_end).plain_run(text):
-            self._calls.arguments_run(deltas, json_string_body(text))
-            n = len(text)
-            return RUN_STEPS[n] if n <= 1024 else run_step(n)
+        if self._run_open and not final:
+            ends = self._wrap_end if self._wrapped else self._value_end
+            if ends.plain_run(text):
+                self._calls.arguments_run(deltas, json_string_body(text))
+                n = len(text)
+                return RUN_STEPS[n] if n <= 1024 else run_step(n)
+            # A chunk that only ends with what may begin the close tag (a line's ``\n`` before
+            # ``\n</parameter>``, often the last token of a group): the text before it is value
+            # text, and the rest waits for the next chunk.
+            held = ends.held_start(text)
+            if held < len(text) and (held == 0 or ends.plain_run(body := text[:held])):
+                if held:
+                    self._calls.arguments_run(deltas, json_string_body(body))
+                return RUN_STEPS[held] if held <= 1024 else run_step(held)
         return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)
 
     def _finish_payload(self, deltas: Deltas) -> None:
