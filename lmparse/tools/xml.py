@@ -483,10 +483,11 @@ class XmlToolParser(XmlValues):
             # A chunk that only ends with what may begin the close tag (a line's ``\n`` before
             # ``\n</parameter>``, often the last token of a group): the text before it is value
             # text, and the rest waits for the next chunk.
+            # (What is held may itself be a whole tag that a longer one begins with: not held then.)
             held = ends.held_start(text)
-            if held < len(text) and (held == 0 or ends.plain_run(body := text[:held])):
+            if held < len(text) and (held == 0 or ends.plain_run(text[:held])) and ends.search(text, 0) is None:
                 if held:
-                    self._calls.arguments_run(deltas, json_string_body(body))
+                    self._calls.arguments_run(deltas, json_string_body(text[:held]))
                 return RUN_STEPS[held] if held <= 1024 else run_step(held)
         return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)
 
