@@ -224,7 +224,7 @@ class BaseResponseParser(ResponseParser):
             else:
                 buf, pos, _ = self._take_step(buf, 0, buf, step, deltas)
                 self._route(buf, pos, deltas, final)
-        elif pending or final or not _text_run(self, text, deltas):
+        elif final or not _text_run(self, buf, deltas):
             self._route(buf, 0, deltas, final)
         if self._counting:
             self._settle_tokens(final)
@@ -427,18 +427,28 @@ class BaseResponseParser(ResponseParser):
 
 
 def _text_run(parser: BaseResponseParser, text: str, deltas: Deltas) -> bool:
-    """The text lane: in content or reasoning, a chunk with no marker's first character and
-    no possible partial marker at its end is text as it stands, found by one ``str.find``."""
+    """The text lane: in content or reasoning, a chunk (with what was held before it) that
+    holds no marker's first character is text as it stands, found by one ``str.find``; when
+    it ends with what may begin a marker (a line's ``\n`` before ``\n<tool_call>``), that
+    much is held, as ``_text_tail`` would.  False, having changed nothing: route it."""
     state = parser._state
     if state == _PLAIN:
-        if not parser._plain_markers.plain_run(text):
-            return False
-        deltas.append((DeltaMessage(text), False))
-    elif state == _REASONING and not parser._label.pending and parser._reasoning_markers.plain_run(text):
-        deltas.append((DeltaMessage(None, text), False))
+        markers = parser._plain_markers
+    elif state == _REASONING and not parser._label.pending:
+        markers = parser._reasoning_markers
     else:
         return False
-    parser._base += len(text)
+    n = end = len(text)
+    if not markers.plain_run(text):
+        end = markers.held_start(text)
+        # (what is held may itself be a whole marker that a longer one begins with: route it)
+        if end == n or (end and not markers.plain_run(text[:end])) or markers.search(text, 0) is not None:
+            return False
+    if end:
+        piece = text if end == n else text[:end]
+        deltas.append((DeltaMessage(piece) if state == _PLAIN else DeltaMessage(None, piece), False))
+    parser._pending = "" if end == n else text[end:]
+    parser._base += end
     return True
 
 
