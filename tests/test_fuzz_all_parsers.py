@@ -124,6 +124,11 @@ def test_mutated_valid_replies(dialect, seed):
 # Inputs the two tests above once failed on, kept as plain examples: (dialect, reasoning
 # parser, tools offered, text).
 FOUND = [
+    # A close tag cut short after a call (``</｜DSMLSML``) is content; the checker spelled it
+    # sooner as the ``</｜DSML`` of ``</｜DSML｜invoke>`` plus ``SML``, split inside that marker
+    # (seed 11): a sooner spelling now splits only before a block's opening character.
+    ("deepseek-v4", "default", True,
+     '<think>plan</think>Sure.\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="g">\n\n</｜DSML｜invoke>\n</｜DSMLSML'),
     # A framing marker spliced into a call's close: a content piece split around the dropped
     # marker whose spelling search ran out of budget (the checker now remembers dead ends).
     ("kimi-k3", "default", True,

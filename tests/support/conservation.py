@@ -28,6 +28,7 @@ Segment = tuple[object, str]  # ("content" | "reasoning" | call index, text)
 
 MARKUP = frozenset("<>[]{}()|｜`\"'\\=:,;")  # a syntax run holds one of these
 ESCAPED = frozenset("\\\"'\n\t")  # characters a wire may write as escapes
+_OPENERS = frozenset("<[{(")  # a dropped block starts with one of these
 SEARCH_BUDGET = 20000  # finds one spelling search may spend before falling back
 
 
@@ -180,8 +181,10 @@ def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
             break  # spelling (``<|`` of ``<|"|>``, ``tool_call`` of ``<tool_call|>``, …) that only looks sooner
         if any(_inside_tag(text, at, size) for at, size in sooner):
             break  # the ``r`` of ``<|inner_prefix|>`` is not a reasoning ``r`` written after it
-        if any(text[at + size] not in MARKUP for (at, size), _ in zip(sooner, sooner[1:], strict=False)):
-            break  # split around a separator, not a dropped block: ``<param`` + ``ame="`` of ``<param name="``
+        if any(text[at + size] not in _OPENERS for (at, size), _ in zip(sooner, sooner[1:], strict=False)):
+            # split around a separator or inside a marker, not before a dropped block:
+            # ``<param`` + ``ame="`` of ``<param name="``, ``</｜DSML`` + ``｜invoke>`` …
+            break
         runs = sooner
     if runs is None:  # the leftover check judges what this skips
         runs, pos = [], start
