@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import functools
 import gzip
-import os
 import random
-from pathlib import Path
 from typing import Any
 
-__all__ = ["TOKEN_CHUNKINGS", "tokenizer_for", "token_cuts", "group_cuts", "testdata_dir"]
+__all__ = ["TOKEN_CHUNKINGS", "tokenizer_for", "token_cuts", "group_cuts"]
 
-DEFAULT_TESTDATA = Path.home() / ".cache" / "lmparse" / "testdata" / "tokenizers"
 GROUP_SEED = 20261201
 GROUP_SIZES = (2, 16)
 TOKEN_CHUNKINGS = ("tokens-1", "tokens-2-16")
@@ -36,13 +33,6 @@ _FAMILY_TOKENIZER = {
 FALLBACK = "qwen3"
 
 
-def testdata_dir() -> Path | None:
-    configured = os.environ.get("LMPARSE_TESTDATA")
-    if configured:
-        return Path(configured)
-    return DEFAULT_TESTDATA if DEFAULT_TESTDATA.is_dir() else None
-
-
 def tokenizer_for(label: str) -> str:
     """The tokenizer a dialect's token streams are cut with."""
     return _FAMILY_TOKENIZER.get(label, FALLBACK)
@@ -51,6 +41,8 @@ def tokenizer_for(label: str) -> str:
 @functools.cache
 def _load(name: str) -> Any:
     from tokenizers import Tokenizer  # the dev extra; only the real-token rows need it
+
+    from lmparse.serve.tokenizer import testdata_dir  # (here: the peer runners import this module without lmparse)
 
     root = testdata_dir()
     if root is None:

@@ -11,7 +11,7 @@ import pytest
 from bench.dialects import select_dialects
 from bench.timing import Settings
 from bench.tokens import cut, group_cuts, token_cuts
-from bench.tokens import testdata_dir as tokenizer_data
+from lmparse.serve.tokenizer import testdata_dir as tokenizer_data
 from bench.versus import CHAR_CHUNKINGS, CHUNKINGS, VersusMode, dialect_cases, measure_cases, stack_cases
 
 ROOT = Path(__file__).resolve().parent.parent
