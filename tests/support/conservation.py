@@ -177,7 +177,7 @@ def _take(text: str, piece: str, start: int, taken: list[int]) -> int:
         if not runs:
             break
         sooner = _runs(text[: runs[-1][0] + runs[-1][1] - 1], piece, start, True, [200])
-        if sooner is None or len(sooner) > 2:  # one split around one block; more is a scattered
+        if sooner is None or len(sooner) > 3:  # a split around one or two blocks; more is a scattered
             break  # spelling (``<|`` of ``<|"|>``, ``tool_call`` of ``<tool_call|>``, …) that only looks sooner
         if any(_inside_tag(text, at, size) for at, size in sooner):
             break  # the ``r`` of ``<|inner_prefix|>`` is not a reasoning ``r`` written after it
