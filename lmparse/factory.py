@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import reasoning, response, tools  # noqa: F401  (registers the built-in parsers)
+from . import families  # noqa: F401  (declares the families, which registers their parsers)
 from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from .request import ParserRequest, normalize_request
 from .response.base import ResponseParser

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("orjson")
 
 from lmparse.serve.engines.decoders import UpstreamError, UpstreamRefusal, refusal  # noqa: E402
-from lmparse.serve.engines.special import END_OF_TURN  # noqa: E402
+from lmparse.families import get_family as family_named  # noqa: E402
 from lmparse.serve.engines.sse import SSELineDecoder  # noqa: E402
 
 from .support.upstream import (CACHED, CUTS, DECODERS, ENGINE_OF, ENGINES, EOS_ID, EOS_IN_IDS, EOS_TEXT,  # noqa: E402
@@ -170,7 +170,7 @@ def test_sglang_eos_of_unknown_text_is_cut_by_the_familys_declared_end() -> None
     """MiniMax-M2 ends its turn with ``[e~[``, which looks like no special token."""
     events = [{"text": "hi", "output_ids": [7]}, {"text": "hi[e~[", "output_ids": [7, 200020],
                                                   "meta_info": {"finish_reason": {"type": "stop", "matched": 200020}}}]
-    chunks, _ = decoded("sglang", events, token_text=lambda token_id: None, end_texts=END_OF_TURN["minimax-m2"])
+    chunks, _ = decoded("sglang", events, token_text=lambda token_id: None, end_texts=family_named("minimax-m2").end_of_turn)
     assert "".join(c.text for c in chunks) == "hi"
 
 

@@ -38,7 +38,6 @@ from typing import NamedTuple
 from ..markers import MarkerSet, skip_ws
 from ..messages import DeltaMessage, ParsedMessage
 from ..reasoning import ReasoningParser
-from ..registry import ResponseParserManager
 from ..request import ParserRequest
 from ..tools.base import OPEN, REJECTED, TRUNCATED, BlockStep, Deltas, DroppedCall, ToolParser, build_tool_calls
 from .label import OpenTagLabel
@@ -139,6 +138,9 @@ class ResponseParser:
     (Harmony) ignores what it does not use."""
 
     markers: tuple[str, ...] = ()
+    # The grammar frames the whole reply itself (Harmony's channels), with no tool or reasoning
+    # parser: whoever renders replies for it renders them in that framing.
+    frames_reply: bool = False
     # One line on the wire syntax and on what streams, for ``lmparse parsers``.
     summary: str = ""
     streaming: str = ""
@@ -173,7 +175,6 @@ class ResponseParser:
         return 0
 
 
-@ResponseParserManager.register_module("default")
 class BaseResponseParser(ResponseParser):
     def __init__(
         self,

@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..reasoning import ReasoningParser
-from ..registry import ResponseParserManager
 from ..request import ParserRequest
 from ..tools.base import ToolParser
 from ..tools.template_calls import (envelope_parser, literal_call_parser, named_json_parser, python_list_parser,
@@ -42,7 +41,6 @@ _ENVELOPE = {"type": "function", "function": "{content}"}
 _NAMED = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
 
 
-@ResponseParserManager.register_module("response-template")
 class ResponseTemplateParser(BaseResponseParser):
     """The router, with the tool and reasoning parsers a ``ResponseTemplate`` compiled.  Built
     by ``create_parser(response_template=...)`` or ``ResponseTemplate.parser``."""

@@ -1,7 +1,6 @@
-"""Tool parsers: the shared base, the JSON machinery and every registered dialect."""
+"""Tool parsers: the shared base, the JSON machinery and the dialects (``tools.dialects``)."""
 
 from ..registry import ToolParserManager
-from . import dialects  # noqa: F401  (registers the dialects)
 from .base import DroppedCall, ToolParser, build_tool_calls
 from .json_envelope import JsonToolParser
 from .json_scanner import JsonValueScanner

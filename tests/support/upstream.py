@@ -17,7 +17,7 @@ from lmparse.request import ParserRequest
 from lmparse.serve.engines.base import EngineChunk, GenerationRequest
 from lmparse.serve.engines.decoders import (EventDecoder, LlamaCppDecoder, LMDeployDecoder,
                                             SGLangDecoder, TokenText, VLLMDecoder)
-from lmparse.serve.engines.special import END_OF_TURN
+from lmparse.families import get_family as family_named
 from lmparse.serve.engines.sse import SSELineDecoder
 from lmparse.serve.tokenizer import load_tokenizer
 
@@ -205,7 +205,7 @@ def request(**kw: object) -> GenerationRequest:
 
 def decoded(engine: str, events: list[dict], req: GenerationRequest | None = None,
             token_text: TokenText = TOKENIZER.decode_one,
-            end_texts: tuple[str, ...] = END_OF_TURN["qwen3"]) -> tuple[list[EngineChunk], EventDecoder]:
+            end_texts: tuple[str, ...] = family_named("qwen3").end_of_turn) -> tuple[list[EngineChunk], EventDecoder]:
     """The chunks the decoder forwards, its last chunk appended, and the decoder (which
     cuts Qwen3's end-of-turn texts unless told others)."""
     decoder = DECODERS[engine](req or request(), token_text, end_texts)

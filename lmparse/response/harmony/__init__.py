@@ -32,7 +32,6 @@ import logging
 from typing import Any, Literal, NamedTuple
 from collections.abc import Iterable
 
-from ...registry import ResponseParserManager
 from ...request import ParserRequest
 from ...reasoning import ReasoningParser
 from ...tools.base import Deltas, DroppedCall, ToolParser
@@ -62,7 +61,6 @@ class HarmonyState(NamedTuple):
     recipient: str | None
 
 
-@ResponseParserManager.register_module("gpt-oss")
 class HarmonyResponseParser(ResponseParser):
     """gpt-oss replies: token ids through openai-harmony, or the text's literal markers.
 
@@ -77,6 +75,7 @@ class HarmonyResponseParser(ResponseParser):
     streaming = "channel text as it arrives; call arguments as their JSON text arrives"
 
     markers = tuple(MARKER_IDS)
+    frames_reply = True
 
     @classmethod
     def call_syntax(cls) -> CallSyntax:

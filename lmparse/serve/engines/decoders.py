@@ -6,7 +6,7 @@ engine's prefix cache) and returns the chunk to forward (None: nothing to forwar
 chunk with the finish reason is kept back, because the engine may still report usage
 after it; ``finish()`` returns it once the stream has ended, or raises ``UpstreamError``
 if the engine never finished.  An abort the engine reports is an ``UpstreamError`` from
-``decode``.  The end-of-turn text (``end_texts``: the family's, ``special.END_OF_TURN``)
+``decode``.  The end-of-turn text (``end_texts``: the family's ``end_of_turn``)
 is cut from the end of the reply: a chunk that ends with one waits for the next event,
 and goes on in front of it unless that event ends the generation.
 
@@ -34,7 +34,7 @@ TokenText = Callable[[int], "str | None"]  # a token id's own text (None: unknow
 Logprob = dict[str, Any]  # an OpenAI ``ChatCompletionTokenLogprob``
 
 # A special-token-shaped suffix: what SGLang leaves at the end with no_stop_trim when an
-# EOS matched whose text neither lmparse's tokenizer nor the family's END_OF_TURN knows.
+# EOS matched whose text neither lmparse's tokenizer nor the family's end_of_turn knows.
 _SPECIAL_SUFFIX = re.compile(f"(?:{SPECIAL_SHAPE.pattern}|</s>|<eos>)$")
 
 

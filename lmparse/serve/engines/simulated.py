@@ -21,7 +21,7 @@ from itertools import islice
 from collections.abc import AsyncIterator, Iterable, Iterator
 
 from ...factory import PROMPT_TAIL
-from ...registry import ReasoningParserManager, ToolParserManager
+from ...registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from ..families import Family
 from ..templates import ChatTemplate, render_chatml
 from ..tokenizer import Step, Tokenizer
@@ -122,7 +122,7 @@ class SimulatedEngine(Engine):
         self.token_rate = token_rate  # tokens per second; 0 streams as fast as the loop allows
         self._tool = ToolParserManager.get(family.tool_parser) if family.tool_parser else None
         self._reasoning = ReasoningParserManager.get(family.reasoning_parser) if family.reasoning_parser else None
-        self._harmony = family.response_parser == "gpt-oss"
+        self._harmony = ResponseParserManager.get(family.response_parser).frames_reply
         # Counted for /metrics: a stream closed before its last token was cancelled.
         self.streams_started = self.streams_cancelled = self.tokens_generated = 0
 

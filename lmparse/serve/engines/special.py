@@ -8,9 +8,9 @@ and close tags, and each marker-shaped piece of a call the tool dialect renders 
 inner ``<｜tool▁sep｜>``, ``<|tool_call_argument_begin|>``, ``[ARGS]``...).
 
 The end-of-turn token's text must never reach content; vLLM and LMDeploy leave it out,
-but SGLang with ``no_stop_trim`` and llama.cpp with ``--special`` send it.  ``END_OF_TURN``
-declares each family's (verified against the families' tokenizer configs:
-``eos_token`` and the template's turn end).  gpt-oss has none here: Harmony's own
+but SGLang with ``no_stop_trim`` and llama.cpp with ``--special`` send it.  Each family
+declares its own (``Family.end_of_turn`` in ``lmparse.families``, verified against the
+families' tokenizer configs: ``eos_token`` and the template's turn end).  gpt-oss has none here: Harmony's own
 parser reads ``<|end|>`` / ``<|return|>`` / ``<|call|>``.
 """
 
@@ -21,28 +21,14 @@ import re
 from ...registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from ..families import Family
 
-__all__ = ["SPECIAL_SHAPE", "END_OF_TURN", "family_markers", "preserved_tokens", "end_of_turn"]
+__all__ = ["SPECIAL_SHAPE", "family_markers", "preserved_tokens", "end_of_turn"]
 
 # Text shaped like one special token: <|x|>, DeepSeek's full-width <｜x｜> and ｜DSML｜,
 # XML-ish tags (<tool_call>, </arg_value>, <seed:eos>), Mistral's [TOOL_CALLS].
 SPECIAL_SHAPE = re.compile(r"<\|[^|<>\s]{1,48}\|>|<｜[^｜<>]{1,48}｜>|｜DSML｜|</?[A-Za-z_][\w:.-]{0,40}>"
                            r"|\[/?[A-Z][A-Z_]{1,20}\]")
 
-_CHATML = ("<|im_end|>", "<|endoftext|>")
-_LLAMA3 = ("<|eot_id|>", "<|eom_id|>", "<|end_of_text|>")
-_DEEPSEEK = ("<｜end▁of▁sentence｜>",)
-END_OF_TURN: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("qwen3", "qwen2.5", "qwq", "qwen3coder", "qwen3.5", "kimi-k2", "intern-s1"), _CHATML),
-    "internlm": ("<|im_end|>", "</s>"),
-    "hermes": ("<|im_end|>", *_LLAMA3),
-    **dict.fromkeys(("llama3", "pythonic"), _LLAMA3),
-    **dict.fromkeys(("glm45", "glm47"), ("<|user|>", "<|observation|>", "<|endoftext|>")),
-    **dict.fromkeys(("deepseek-r1", "deepseek-v3", "deepseek-v31", "deepseek-v32", "deepseek-v4"), _DEEPSEEK),
-    "minimax-m2": ("[e~[",),
-    "seed-oss": ("<seed:eos>",),
-    "mistral": ("</s>",),
-    "gpt-oss": (),
-}
+_CHATML = ("<|im_end|>", "<|endoftext|>")  # what a prompt rendered as plain ChatML ends the turn with
 
 _SAMPLE_CALL = [("get_weather", '{"city": "Paris"}')]
 
@@ -78,5 +64,5 @@ def preserved_tokens(family: Family) -> tuple[str, ...]:
 def end_of_turn(family: Family, chatml: bool = False) -> tuple[str, ...]:
     """The texts that end the family's turn (``chatml``: prompts are rendered as plain
     ChatML, so the model was asked to end with ``<|im_end|>``)."""
-    texts = END_OF_TURN.get(family.name, ())
+    texts = family.end_of_turn
     return tuple(dict.fromkeys(texts + _CHATML)) if chatml else texts

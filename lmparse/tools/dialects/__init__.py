@@ -1,14 +1,6 @@
-"""Tool dialects, one small module per wire format.
+"""Tool dialects, one small module per wire syntax.
 
-Importing this package imports every module in it, which registers each dialect
-with ``ToolParserManager``; a new dialect only needs its file here.  (The files are
-listed with ``os.listdir``: ``pkgutil.iter_modules`` imports ``inspect``, a fifth of
-``import lmparse``.)
+A dialect module declares its markers, its hooks and its renderer; which families write it,
+and the registry names it answers to, are declared by the family modules under
+``lmparse.families``, which import the dialects they use.
 """
-
-import os
-from importlib import import_module
-
-for _file in sorted(os.listdir(__path__[0])):
-    if _file.endswith(".py") and not _file.startswith("_"):
-        import_module(f"{__name__}.{_file[:-3]}")

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import json
 
-from ...registry import ToolParserManager
 from ..json_envelope import JsonToolParser
 
 TOOLS_PREFIX = "<|tools_prefix|>"
 TOOLS_SUFFIX = "<|tools_suffix|>"
 
 
-@ToolParserManager.register_module("apertus")
 class ApertusToolParser(JsonToolParser):
     summary = '<|tools_prefix|>[{"NAME": {...}}, {"NAME2": {...}}]<|tools_suffix|>'
     tool_open_tags = (TOOLS_PREFIX,)

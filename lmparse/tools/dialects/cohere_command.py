@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 
-from ...registry import ToolParserManager
 from ..json_envelope import JsonToolParser
 from ..syntax import CallSyntax
 
@@ -39,7 +38,6 @@ END_ACTION = "<|END_ACTION|>"
 WRAPPERS = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
 
 
-@ToolParserManager.register_module(["cohere-command", "command-a"])
 class CohereCommandToolParser(JsonToolParser):
     summary = '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}}, …]<|END_ACTION|>'
     # Both templates write these literally; the wrappers differ between cmd3 and cmd4.

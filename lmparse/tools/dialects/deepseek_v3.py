@@ -16,7 +16,6 @@ is one token, so no proper prefix of the section end ends a chunk.
 
 from __future__ import annotations
 
-from ...registry import ToolParserManager
 from ..section import SectionToolParser
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
@@ -28,7 +27,6 @@ FENCE_OPEN = "```json"
 FENCE_CLOSE = "```"
 
 
-@ToolParserManager.register_module(["deepseek-v3", "deepseek-r1"])
 class DeepSeekV3ToolParser(SectionToolParser):
     summary = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\nARGS\\n```…"
     # The fence tells it from V3.1's templates, which share the section markers.

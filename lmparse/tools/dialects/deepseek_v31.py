@@ -9,7 +9,6 @@ any, right before the section.  Every marker is one token in the V3.1 tokenizer 
 
 from __future__ import annotations
 
-from ...registry import ToolParserManager
 from ..section import SectionToolParser
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
@@ -19,7 +18,6 @@ SEP = "<｜tool▁sep｜>"
 CALL_END = "<｜tool▁call▁end｜>"
 
 
-@ToolParserManager.register_module("deepseek-v31")
 class DeepSeekV31ToolParser(SectionToolParser):
     summary = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>…"
     tool_open_tags = (CALLS_BEGIN,)

@@ -29,7 +29,6 @@ import json
 import re
 from typing import Literal
 
-from ...registry import ToolParserManager
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
 
@@ -59,7 +58,6 @@ def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:
     return (found[0]["name"], found[1]) if found else found
 
 
-@ToolParserManager.register_module("deepseek-v32")
 class DeepSeekV32ToolParser(XmlToolParser):
     summary = '<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
     # The templates build every tag from a ``dsml_token`` variable: only the pieces are literal.
@@ -111,7 +109,6 @@ class DeepSeekV32ToolParser(XmlToolParser):
         return "".join(out)
 
 
-@ToolParserManager.register_module("deepseek-v4")
 class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
     summary = '<｜DSML｜tool_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
     template_markers = (DSML, "tool_calls>")
@@ -126,7 +123,6 @@ class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
 DSML_V41 = f"{DSML} "
 
 
-@ToolParserManager.register_module("deepseek-v41")
 class DeepSeekV41ToolParser(DeepSeekV4ToolParser):
     summary = '<｜DSML｜ calls><｜DSML｜ invoke name="N"><｜DSML｜ parameter name="K" string="true">V</…>'
     # No V4.1 template is published; its tags would be built from the same variable.

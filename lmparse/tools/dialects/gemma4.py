@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import json
 import re
-from ...registry import ToolParserManager
 from ..base import Deltas, ToolParser
 from ..syntax import CallSyntax, derive_call_syntax
 from ..value_grammar import GEMMA_LITERAL, GEMMA_PAREN_LITERAL, LiteralTranslator, ValueGrammar, render_literal
@@ -69,7 +68,6 @@ _MAX_TRAILING = 256  # whitespace after a bare call held before the end of the r
 _HEAD, _ARGS, _BARE_ARGS, _BARE_AFTER = range(4)
 
 
-@ToolParserManager.register_module("gemma4")
 class Gemma4ToolParser(ToolParser):
     tool_open_tags = (TOOL_CALL, TOOL_RESPONSE, EOS)
     template_markers = (TOOL_CALL, TOOL_CALL_END, TOOL_RESPONSE)  # the templates write no ``<eos>``

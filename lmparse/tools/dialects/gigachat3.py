@@ -19,7 +19,6 @@ Tokens (unverified: no GigaChat vocabulary is here; vLLM keeps special tokens fo
 
 from __future__ import annotations
 
-from ...registry import ToolParserManager
 from ..json_envelope import JsonToolParser
 
 MESSAGE_SEP = "<|message_sep|>"
@@ -27,7 +26,6 @@ ROLE_TURN = "function call<|role_sep|>"
 FUNCTION_CALL = "<|function_call|>"
 
 
-@ToolParserManager.register_module("gigachat3")
 class GigaChat3ToolParser(JsonToolParser):
     summary = 'function call<|role_sep|>\\n{"name": NAME, "arguments": {...}} or <|function_call|>{...}<|message_sep|>'
     # 3.0 writes the role name, 3.1 the marker: the separators are what both templates share.

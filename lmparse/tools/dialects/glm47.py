@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 
-from ...registry import ToolParserManager
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import at_partial, key_value_hook, skip_ws
 
@@ -25,7 +24,6 @@ _NAME_END = re.compile(r"[\n<]")
 
 
 # GLM-5.x: the same syntax (vLLM's glm47 parser covers it; no GLM-5 template to check against).
-@ToolParserManager.register_module(["glm47", "glm5"])
 class Glm47ToolParser(XmlToolParser):
     summary = "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>"
     tool_open_tags = ("<tool_call>",)
@@ -89,7 +87,6 @@ class Glm47ToolParser(XmlToolParser):
         return nl.join(out)  # 4.5/4.6 start each block on a new line; 4.7 writes them back to back
 
 
-@ToolParserManager.register_module(["glm45", "glm4.5"])
 class Glm45ToolParser(Glm47ToolParser):
     """Parses exactly as GLM-4.7; renders the GLM-4.5/4.6 newline layout."""
 
@@ -101,7 +98,6 @@ class Glm45ToolParser(Glm47ToolParser):
     block_separator = "\n"
 
 
-@ToolParserManager.register_module("ling3")
 class Ling3ToolParser(Glm47ToolParser):
     """Ling 3.0: parses as GLM-4.7 (whitespace between tags is layout, which the hooks skip);
     its template puts a newline after NAME, between ``</arg_key>`` and ``<arg_value>`` and

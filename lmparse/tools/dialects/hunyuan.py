@@ -32,7 +32,6 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any, NamedTuple
 
-from ...registry import ToolParserManager
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import arg_start_hook, at_partial, key_value_hook, skip_ws
 
@@ -100,7 +99,6 @@ def _tags(suffix: str) -> dict[str, Any]:
                        f"{ends['end_arg_value']}…{ends['end_tool_call']}{ends['end_tool_calls']}"}
 
 
-@ToolParserManager.register_module(["hunyuan", "hy-v3", "hy-v4"])
 class HunyuanToolParser(XmlToolParser):
     suffix = SUFFIX
     v4 = False  # HY-V4's layout for ``render`` (the parser reads both)

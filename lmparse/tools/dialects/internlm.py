@@ -6,14 +6,12 @@ in InternLM2), so the upstream must keep special tokens for this parser to see t
 
 from __future__ import annotations
 
-from ...registry import ToolParserManager
 from ..json_envelope import JsonToolParser
 
 OPEN = "<|action_start|><|plugin|>"
 CLOSE = "<|action_end|>"
 
 
-@ToolParserManager.register_module(["internlm", "intern-s1"])
 class InternLMToolParser(JsonToolParser):
     summary = '<|action_start|><|plugin|>\\n{"name": NAME, "parameters": {...}}<|action_end|>'
     tool_open_tags = (OPEN,)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 
-from ...registry import ToolParserManager
 from ..section import SectionToolParser
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
@@ -28,7 +27,6 @@ CALL_END = "<|tool_call_end|>"
 _CALL_ID = re.compile(r"(?:functions\.)?(.*?)(?::\d+)?")
 
 
-@ToolParserManager.register_module(["kimi-k2", "kimi_k2"])
 class KimiK2ToolParser(SectionToolParser):
     summary = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}"
                "<|tool_call_end|>…")

@@ -48,7 +48,6 @@ import re
 from bisect import bisect_right
 from typing import Any
 
-from ...registry import ToolParserManager
 from ..base import OPEN as STEP_OPEN, BlockStep, Deltas
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import at_partial
@@ -136,7 +135,6 @@ def _read_name(text: str, pos: int) -> Found[tuple[str, int]]:
     return (name, found[1]) if name.strip() else MALFORMED
 
 
-@ToolParserManager.register_module("kimi-k3")
 class KimiK3ToolParser(XmlToolParser):
     summary = '<|open|>tools<|sep|><|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V…'
     tool_open_tags = (TOOLS, SPACED_TOOLS, " " + SPACED_TOOLS)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 
 from ...markers import skip_ws
-from ...registry import ToolParserManager
 from ..python_call import raw_quotable
 from ..syntax import CallSyntax
 from .pythonic import LIST_CLOSE, LIST_OPEN, SEPARATOR, PythonicToolParser
@@ -50,7 +49,6 @@ def lfm2_literal(value: object) -> str:
     return repr(value)  # lists, numbers, True / False / None: Jinja's ``string`` filter
 
 
-@ToolParserManager.register_module("lfm2")
 class Lfm2ToolParser(PythonicToolParser):
     summary = "<|tool_call_start|>[NAME(k=V, …), …]<|tool_call_end|> (Python and JSON literals)"
     tool_open_tags = (TOOL_CALL_START,)

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 
-from ...registry import ToolParserManager
 from ..json_envelope import JsonToolParser
 
 PYTHON_TAG = "<|python_tag|>"
 
 
-@ToolParserManager.register_module("llama3")
 class Llama3JsonToolParser(JsonToolParser):
     summary = '<|python_tag|>{"name": NAME, "parameters": {...}} or a bare JSON object at the start'
     tool_open_tags = (PYTHON_TAG,)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...registry import ToolParserManager
 from ..base import Deltas
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, at_partial, function_hook, read_attribute, skip_ws
@@ -50,7 +49,6 @@ FUNCTIONS = (FUNCTION, "<functionname=")  # the template's, then the collapsed v
 PARAMS = (PARAM, "<paramname=")
 
 
-@ToolParserManager.register_module("minicpm5")
 class MiniCPM5ToolParser(XmlToolParser):
     summary = '<function name="N"><param name="K">V or <![CDATA[V]]></param>…</function>, one per line'
     tool_open_tags = ()

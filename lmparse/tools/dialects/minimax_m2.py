@@ -16,7 +16,6 @@ is ``</``, ``invoke``, ``>``, where ``</`` may absorb the character before it.
 
 from __future__ import annotations
 
-from ...registry import ToolParserManager
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import arg_start_hook, function_hook, read_attribute
 
@@ -28,7 +27,6 @@ PARAMETER = "<parameter name="
 END_PARAMETER = "</parameter>"
 
 
-@ToolParserManager.register_module("minimax-m2")
 class MiniMaxM2ToolParser(XmlToolParser):
     summary = '<minimax:tool_call>\\n<invoke name="N">\\n<parameter name="K">V</parameter>\\n</invoke>…'
     tool_open_tags = (OPEN,)

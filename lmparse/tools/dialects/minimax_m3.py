@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 
-from ...registry import ToolParserManager
 from ..base import Deltas, ToolParser
 from ..element_values import ElementTranslator, render_elements
 from ._syntax import at_partial, read_attribute, skip_ws
@@ -55,7 +54,6 @@ def ns_tag(text: str, pos: int, tag: str) -> int | None:
     return None if at == len(text) or at_partial(text, at, tag) else -1
 
 
-@ToolParserManager.register_module("minimax-m3")
 class MiniMaxM3ToolParser(ToolParser):
     tool_open_tags = (OPEN, f"{NS} <tool_call>", f"{NS}\n<tool_call>")
     tool_close_tag = CLOSE

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import re
 
-from ...registry import ToolParserManager
 from ..base import Deltas
 from ..json_envelope import JsonToolParser
 from ._syntax import at_partial, skip_ws
@@ -40,7 +39,6 @@ _ARRAY, _NAMED = 1, 2
 _NAME, _ID, _VALUE = range(3)
 
 
-@ToolParserManager.register_module("mistral")
 class MistralToolParser(JsonToolParser):
     summary = '[TOOL_CALLS]NAME[ARGS]{...} or [TOOL_CALLS][{"name": NAME, "arguments": {...}}, …]'
     tool_open_tags = (TOOL_CALLS,)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import re
 
-from ...registry import ToolParserManager
 from ..base import Deltas, ToolParser
 from ..python_call import CallScanner, call_arguments, python_literal
 from ..syntax import CallSyntax
@@ -49,7 +48,6 @@ _MAX_HEAD = 256  # a longer name is prose: a bound on what is held
 _OPEN, _ELEMENT, _CALL, _AFTER = range(4)
 
 
-@ToolParserManager.register_module(["pythonic", "llama4-pythonic"])
 class PythonicToolParser(ToolParser):
     summary = "[NAME(k=V, …), …], optionally inside <|python_start|> … <|python_end|>"
     streaming = "each call whole (identity, then its arguments) once its ')' arrives"

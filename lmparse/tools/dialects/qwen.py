@@ -6,7 +6,6 @@ tokenizers, so no proper prefix of them ends a chunk at a token boundary.
 
 from __future__ import annotations
 
-from ...registry import ToolParserManager
 from ..json_envelope import JsonToolParser
 
 OPEN = "<tool_call>"
@@ -14,7 +13,6 @@ CLOSE = "</tool_call>"
 
 
 # Granite 4.0 / 4.1 write this dialect byte for byte (their templates, rendered).
-@ToolParserManager.register_module(["qwen", "qwen2d5", "qwen3", "hermes", "granite4"])
 class QwenToolParser(JsonToolParser):
     summary = '<tool_call>\\n{"name": NAME, "arguments": {...}}\\n</tool_call>'
     # ``<tool_call>`` alone is in Qwen3-Coder, GLM and MiniMax-M3 templates too.

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...registry import ToolParserManager
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
 
@@ -27,7 +26,6 @@ END_PARAMETER = "</parameter>"
 
 # Qwen3.5 and Nemotron 3 Nano write this layout (their templates, rendered; Nemotron puts a
 # newline after every block, which is content).
-@ToolParserManager.register_module(["qwen3coder", "qwen3-coder", "interns2-preview", "qwen3.5", "nemotron3"])
 class Qwen3CoderToolParser(XmlToolParser):
     summary = "<tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>"
     tool_open_tags = ("<tool_call>",)
@@ -78,7 +76,6 @@ class Qwen3CoderToolParser(XmlToolParser):
         return ("\n" if sep is None else sep).join(blocks)  # None (no template read): on their own lines
 
 
-@ToolParserManager.register_module("step3p5")
 class Step3p5ToolParser(Qwen3CoderToolParser):
     """Step-3.5-Flash: parses as Qwen3-Coder; its template writes blocks back to back, right
     after the content (``Let me check.<tool_call>``)."""

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import ToolParserManager
 from .qwen3coder import Qwen3CoderToolParser
 
 OPEN = "<seed:tool_call>"
 CLOSE = "</seed:tool_call>"
 
 
-@ToolParserManager.register_module("seed-oss")
 class SeedOssToolParser(Qwen3CoderToolParser):
     summary = "<seed:tool_call>\\n<function=NAME>\\n<parameter=K>V</parameter>\\n</function>\\n</seed:tool_call>"
     tool_open_tags = (OPEN,)
