@@ -6,7 +6,8 @@ The header names a channel (``<|channel|>analysis``) and maybe a recipient
 starts after the prompt's ``<|start|>assistant``, so its first message has no start
 marker.  The package, one job per module:
 
-    framing.py  the markers, the four framing states and the table both input paths follow
+    markers.py  the markers and their o200k_harmony token ids
+    framing.py  the four framing states and the table both input paths follow
     text.py     the text path: literal markers in decoded text
     tokens.py   the token path: o200k_harmony ids through openai-harmony's StreamableParser
     header.py   the header grammar (openai-harmony's, mirrored for the text path)

@@ -1,4 +1,4 @@
-"""Harmony's framing: the markers, the four framing states, and the one table both input paths follow.
+"""Harmony's framing: the four framing states and the one table both input paths follow.
 
 A lexer (``text.py`` for literal markers, ``tokens.py`` for token ids) turns its input into
 events ``(Event, payload)``; the ``Framer`` looks each one up in ``FRAMING`` and runs the
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from collections.abc import Callable
 
 from ...tools.base import Deltas
+from .markers import CALL, CHANNEL, CONSTRAIN, END, MARKER_IDS, MESSAGE, RETURN, START, STOPS
 
 if TYPE_CHECKING:
     from .router import Router
@@ -32,13 +33,6 @@ __all__ = [
     "MARKER_EVENTS", "Framing", "Event", "FRAMING", "Messages", "Framer",
 ]
 
-START, CHANNEL, MESSAGE, CONSTRAIN = "<|start|>", "<|channel|>", "<|message|>", "<|constrain|>"
-END, CALL, RETURN = "<|end|>", "<|call|>", "<|return|>"
-STOPS = (END, CALL, RETURN)
-# o200k_harmony ids of the markers (single special tokens; see ECOSYSTEM.md §5).
-MARKER_IDS = {
-    START: 200006, CHANNEL: 200005, MESSAGE: 200008, CONSTRAIN: 200003, END: 200007, CALL: 200012, RETURN: 200002,
-}
 
 
 class Framing(enum.IntEnum):  # IntEnum: hashed in C, these key every event's lookup

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .framing import CHANNEL, CONSTRAIN
+from .markers import CHANNEL, CONSTRAIN
 
 __all__ = ["parse_header", "function_name"]
 
