@@ -12,6 +12,7 @@ import pytest
 from lmparse import create_parser
 from lmparse.constrain import Unconstrainable, check_calls, constraint_for, dialect_syntax, gbnf_for, schema_errors
 from lmparse.constrain.gbnf import GbnfRules, literal
+from lmparse.constrain.literals import PYTHON_LITERALS
 from lmparse.registry import ToolParserManager
 from lmparse.tools.syntax import CallSyntax
 
@@ -86,7 +87,7 @@ def test_schema_subset_becomes_rules() -> None:
     array = next(v for k, v in rules.rules.items() if k.startswith("array-"))
     assert array == '"[" ws number ( ws "," ws number )* ws "]"'
     assert rules.value({"$ref": "#/x"}) == "value"  # anything else: any JSON value
-    python = GbnfRules(python=True)
+    python = GbnfRules(PYTHON_LITERALS)
     assert python.value({"type": "null"}) == "null" and python.rules["null"] == '"None"'
 
 

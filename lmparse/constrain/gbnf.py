@@ -4,8 +4,9 @@
 ``properties`` / ``required`` (properties in their declared order, optional ones
 optional), strings, numbers, integers, booleans, null, ``enum`` / ``const``, arrays
 with ``items``, type lists and ``anyOf`` / ``oneOf``; anything else is any JSON value.
-The same rules spell Python literals (``True``, ``None``) for pythonic calls and raw
-text for XML string parameters.  Rule names use letters, digits and ``-`` only, which
+Literal values are spelled by the dialect's argument style (``literals.Literals``: JSON,
+Python's ``True`` / ``None``, Gemma 4's object literals), and XML string parameters as raw
+text.  Rule names use letters, digits and ``-`` only, which
 both llama.cpp and XGrammar's EBNF parser accept.  Runs of whitespace inside JSON are
 bounded (a sampler must not wander there forever), strings are not.
 """
@@ -17,43 +18,15 @@ from typing import Any
 
 from ..schema import schema_type
 from ..tools.syntax import CallSyntax
+from .literals import IDENTIFIER, JSON_LITERALS, Literals, literal, literals_for
 
-__all__ = ["GbnfRules", "literal", "calls_grammar"]
+__all__ = ["GbnfRules", "literal", "calls_grammar", "arguments_rule"]
 
-_JSON_CHAR = r'[^"\\\x00-\x1f] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )'
-_PYTHON_CHAR = r'[^"\\\x00-\x1f] | "\\" ( ["\\bfnrt] | "u" [0-9a-fA-F]{4} )'
-# A single-quoted Python string as LFM2's template writes it: raw, no quote or backslash inside.
-_PYTHON_SINGLE = "\"'\" [^'\\\\\\x00-\\x1f]* \"'\""
-# Gemma 4 strings are raw text up to ``<|"|>``: any text that does not spell it (nor ends in
-# ``<``, which the closing delimiter would turn into it).
-_GEMMA_QUOTE = '<|"|>'
-_GEMMA_CHAR = '[^<] | "<" [^|<] | "<|" [^"<] | "<|\\"" [^|<] | "<|\\"|" [^><]'
-_IDENTIFIER = "[a-zA-Z_] [a-zA-Z0-9_]{0,63}"
 _BASE = {
     "ws": "[ \\t\\n]{0,4}",
     "integer": '"-"? ( "0" | [1-9] [0-9]{0,15} )',
     "number": 'integer ( "." [0-9]{1,16} )? ( [eE] [-+]? [0-9]{1,3} )?',
 }
-
-
-def literal(text: str) -> str:
-    """``text`` as a GBNF string literal."""
-    out = ['"']
-    for c in text:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\t":
-            out.append("\\t")
-        elif c == "\r":
-            out.append("\\r")
-        elif ord(c) < 0x20:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(c)
-    out.append('"')
-    return "".join(out)
 
 
 def _class_char(c: str) -> str:
@@ -77,12 +50,10 @@ def ordered(items: list[tuple[str, bool]], sep: str) -> str:
 
 
 class GbnfRules:
-    """The rules of one grammar; ``python`` spells values as Python literals, ``gemma`` as
-    Gemma 4 object literals (bare keys, ``<|"|>`` around raw strings)."""
+    """The rules of one grammar, values spelled by ``literals`` (JSON unless told)."""
 
-    def __init__(self, python: bool = False, gemma: bool = False) -> None:
-        self.python = python
-        self.gemma = gemma
+    def __init__(self, literals: Literals = JSON_LITERALS) -> None:
+        self.literals = literals
         self.rules: dict[str, str] = {}
 
     def rule(self, name: str, expr: str) -> str:
@@ -100,21 +71,12 @@ class GbnfRules:
         """A primitive (``ws``, ``string``, ``number``, ``value`` ...), added on first use."""
         if name in self.rules:
             return name
-        py = self.python
         if name in _BASE:
             if name == "number":
                 self.base("integer")
             return self.rule(name, _BASE[name])
-        if name == "string" and self.gemma:
-            return self.rule(name, f"{literal(_GEMMA_QUOTE)} ( {_GEMMA_CHAR} )* {literal(_GEMMA_QUOTE)}")
-        if name == "string" and py:
-            return self.rule(name, f'"\\"" ( {_PYTHON_CHAR} )* "\\"" | {_PYTHON_SINGLE}')
-        if name == "string":
-            return self.rule(name, f'"\\"" ( {_JSON_CHAR} )* "\\""')
-        if name == "boolean":
-            return self.rule(name, '"True" | "False"' if py else '"true" | "false"')
-        if name == "null":
-            return self.rule(name, '"None"' if py else '"null"')
+        if name in ("string", "boolean", "null"):
+            return self.rule(name, getattr(self.literals, name))
         ws = self.base("ws")
         if name == "value":
             self.rules[name] = "object | array | string | number | boolean | null"  # recursive: name it first
@@ -122,7 +84,7 @@ class GbnfRules:
                 self.base(part)
             return name
         if name == "object":
-            key = self.rule("identifier", _IDENTIFIER) if self.gemma else self.base("string")
+            key = self.rule("identifier", IDENTIFIER) if self.literals.bare_keys else self.base("string")
             pair = f'{key} {ws} ":" {ws} value'
             self.rules[name] = f'"{{" {ws} ( {pair} ( {ws} "," {ws} {pair} )* )? {ws} "}}"'
             self.base("value")
@@ -134,17 +96,7 @@ class GbnfRules:
         raise ValueError(f"no primitive {name!r}")
 
     def constant(self, value: Any) -> str:
-        if self.gemma:
-            from ..tools.value_grammar import GEMMA_LITERAL, render_literal
-
-            return literal(render_literal(value, GEMMA_LITERAL))
-        if self.python:
-            from ..tools.python_call import python_literal, raw_quotable
-
-            if isinstance(value, str) and raw_quotable(value):  # either quoting (LFM2 writes '...')
-                return f"( {literal(python_literal(value))} | {literal(repr(value))} )"
-            return literal(python_literal(value))
-        return literal(json.dumps(value, ensure_ascii=False))
+        return self.literals.spell(value)
 
     def value(self, schema: Any) -> str:
         """An expression for a value matching ``schema``."""
@@ -175,7 +127,7 @@ class GbnfRules:
             return self.base("object")
         ws = self.base("ws")
         required = set(schema.get("required") or ())
-        items = [(f'{literal(key) if self.gemma else self.constant(key)} {ws} ":" {ws} {self.value(sub)}',
+        items = [(f'{self.literals.key(key)} {ws} ":" {ws} {self.value(sub)}',
                   key in required)
                  for key, sub in properties.items()]
         body = ordered(items, f'{ws} "," {ws}')
@@ -192,7 +144,7 @@ class GbnfRules:
         """Python keyword arguments ``k=v, ...`` for a parameters schema."""
         properties = schema.get("properties") if isinstance(schema, dict) else None
         if not isinstance(properties, dict):
-            name = self.rule("identifier", _IDENTIFIER)
+            name = self.rule("identifier", IDENTIFIER)
             pair = f'{name} "=" {self.base("value")}'
             return f'( {pair} ( ", " {pair} )* )?'
         required = set(schema.get("required") or ())
@@ -234,26 +186,28 @@ class GbnfRules:
         return "\n".join(f"{name} ::= {expr}" for name, expr in self.rules.items()) + "\n"
 
 
-def _arguments(rules: GbnfRules, syntax: CallSyntax, schema: Any) -> str:
-    if syntax.arguments in ("json", "gemma"):  # an object, whatever the schema leaves out
-        return rules.value({"type": "object", **schema} if isinstance(schema, dict) else {"type": "object"})
-    if syntax.arguments == "python":
+def arguments_rule(rules: GbnfRules, syntax: CallSyntax, schema: Any) -> str:
+    """One call's arguments in the dialect's style: XML parameters, keyword arguments, or an
+    object (whatever the schema leaves out)."""
+    if syntax.params is not None:
+        return rules.xml_arguments(syntax, schema)
+    if rules.literals.keyword_arguments:
         return rules.kwargs(schema)
-    return rules.xml_arguments(syntax, schema)
+    return rules.value({"type": "object", **schema} if isinstance(schema, dict) else {"type": "object"})
 
 
 def calls_grammar(syntax: CallSyntax, functions: list[dict[str, Any]], single: bool,
                   reasoning: tuple[str | None, str, bool] | None = None) -> str:
     """A grammar whose sentences are one call (``single``) or one or more calls of ``functions``,
     after an optional reasoning block ``(start tag or None, end tag, the reply starts inside it)``."""
-    rules = GbnfRules(python=syntax.arguments == "python", gemma=syntax.arguments == "gemma")
+    rules = GbnfRules(literals_for(syntax.arguments))
     rules.rules["root"] = ""  # first in the text
     alternatives = []
     for fn in functions:
         begin = literal(syntax.call_begin(fn["name"]))
         if syntax.numbered:
             begin += f" [0-9]{{1,4}} {literal(syntax.args_open)}"
-        body = _arguments(rules, syntax, fn.get("parameters"))
+        body = arguments_rule(rules, syntax, fn.get("parameters"))
         alternatives.append(rules.fresh("call", _seq(begin, body, literal(syntax.call_end))))
     call = rules.rule("call", " | ".join(alternatives))
     calls = call if single else f"{call} ( {_seq(literal(syntax.separator), call)} )*"

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..tools.syntax import CallSyntax
-from .gbnf import GbnfRules
+from .gbnf import GbnfRules, arguments_rule
+from .literals import literals_for
 
 __all__ = ["structural_tag"]
 
@@ -33,10 +34,9 @@ def _arguments(syntax: CallSyntax, schema: Any) -> Format:
     schema = {"type": "object", **schema} if isinstance(schema, dict) else {"type": "object"}
     content: Format
     if syntax.arguments not in XGRAMMAR_STYLES:  # no XGrammar style: a grammar of their own
-        rules = GbnfRules(python=syntax.arguments == "python", gemma=syntax.arguments == "gemma")
+        rules = GbnfRules(literals_for(syntax.arguments))
         rules.rules["root"] = ""
-        rules.rules["root"] = rules.kwargs(schema) if rules.python else rules.value(schema) \
-            if rules.gemma else rules.xml_arguments(syntax, schema)
+        rules.rules["root"] = arguments_rule(rules, syntax, schema)
         content = {"type": "grammar", "grammar": rules.render()}
     else:
         content = {"type": "json_schema", "json_schema": schema, "style": syntax.arguments}
