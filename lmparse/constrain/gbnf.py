@@ -13,7 +13,6 @@ bounded (a sampler must not wander there forever), strings are not.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..schema import schema_type
