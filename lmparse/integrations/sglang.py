@@ -28,7 +28,8 @@ from sglang.srt.parser.reasoning_parser import StreamingParseResult as Reasoning
 from .. import create_parser
 from ..constrain import Unconstrainable, dialect_syntax, structural_tag_for
 from ..messages import DeltaMessage
-from ..registry import ReasoningParserManager, ToolParserManager
+from ..registry import ReasoningParserManager
+from . import plugin_names
 from ..request import ParserRequest, normalize_request
 from ..response.base import ResponseParser
 
@@ -41,9 +42,10 @@ Deltas = list[tuple[DeltaMessage, bool]]  # what ResponseParser.stream_chunk ret
 
 def register() -> None:
     """Add ``lmparse-<name>`` to SGLang's tool-call and reasoning registries; safe to call again."""
-    for name in ToolParserManager.names():
+    names = plugin_names()
+    for name in names.tool:
         FunctionCallParser.ToolCallParserEnum.setdefault(PREFIX + name, _tool_detector(name))
-    for name in ReasoningParserManager.names():
+    for name in names.reasoning:
         ReasoningParser.DetectorMap.setdefault(PREFIX + name, _reasoning_detector(name))
 
 

@@ -141,6 +141,9 @@ class ResponseParser:
     # The grammar frames the whole reply itself (Harmony's channels), with no tool or reasoning
     # parser: whoever renders replies for it renders them in that framing.
     frames_reply: bool = False
+    # A marker and its one token id in the vocabulary this grammar reads token ids in (None: it
+    # reads text only): a model whose tokenizer spells the marker otherwise is parsed as text.
+    vocabulary_probe: tuple[str, int] | None = None
     # One line on the wire syntax and on what streams, for ``lmparse parsers``.
     summary: str = ""
     streaming: str = ""

@@ -34,6 +34,8 @@ import lmparse
 from lmparse.constrain import structural_tag_for
 from lmparse.messages import DeltaMessage, ParsedMessage
 
+from .. import plugin_names
+
 __all__ = ["PREFIX", "DefaultResponseParser", "LmparseResponseParser", "register", "registered_names"]
 
 PREFIX = "lmparse-"
@@ -194,7 +196,8 @@ def registered_names() -> tuple[list[str], list[str]]:
     """(tool, reasoning) names registered into LMDeploy: every dot-free lmparse name, prefixed."""
     def dot_free(names: list[str]) -> list[str]:
         return [PREFIX + n for n in names if "." not in n]
-    return dot_free(lmparse.ToolParserManager.names()), dot_free(lmparse.ReasoningParserManager.names())
+    names = plugin_names()
+    return dot_free(names.tool), dot_free(names.reasoning)
 
 
 def register() -> None:

@@ -18,10 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lmparse.registry import ReasoningParserManager as LmReasoning
-from lmparse.registry import ResponseParserManager as LmResponse
-from lmparse.registry import ToolParserManager as LmTools
-
+from .. import plugin_names
 from ._compat import ReasoningParserManager, ToolParserManager
 from .reasoning import LmparseReasoningParser, reasoning_parser_class
 from .tools import LmparseToolParser, tool_parser_class
@@ -34,11 +31,11 @@ _CLASSES: dict[tuple[str, str], type] = {}  # (kind, lmparse name) -> class, mad
 
 def _names() -> list[tuple[str, str, str]]:
     """(kind, lmparse name, response parser) for every class: each tool and reasoning parser name,
-    and each response parser other than the default one (gpt-oss) as both a tool and a reasoning
+    and each response parser that frames the whole reply (gpt-oss) as both a tool and a reasoning
     parser, for models whose output is that grammar but which vLLM composes like any other."""
-    responses = [n for n in LmResponse.names() if n != "default"]
-    return ([("tool", n, "default") for n in LmTools.names()] + [("tool", n, n) for n in responses]
-            + [("reasoning", n, "default") for n in LmReasoning.names()] + [("reasoning", n, n) for n in responses])
+    names = plugin_names()
+    return ([("tool", n, "default") for n in names.tool] + [("tool", n, n) for n in names.framed]
+            + [("reasoning", n, "default") for n in names.reasoning] + [("reasoning", n, n) for n in names.framed])
 
 
 def registered_names() -> tuple[list[str], list[str]]:

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from lmparse import create_parser
+from lmparse import ResponseParserManager, create_parser
 from lmparse.messages import DeltaMessage as LmDelta
 from lmparse.messages import ParsedMessage
 
@@ -54,14 +54,11 @@ def request_dict(request: Any, tools: Any = None, chat_template_kwargs: Any = No
     return body
 
 
-# The vocabulary a response parser reads token ids in, by a marker and its one id there
-# (gpt-oss: o200k_harmony's <|channel|>); a model with another vocabulary is parsed as text.
-_VOCABULARY_PROBE = {"gpt-oss": ("<|channel|>", 200005)}
-
-
 def reads_ids(response: str, tokenizer: Any) -> bool:
-    """Whether the model's token ids mean to ``response`` what they mean to the model."""
-    probe = _VOCABULARY_PROBE.get(response)
+    """Whether the model's token ids mean to ``response`` what they mean to the model: the
+    response parser's ``vocabulary_probe`` (a marker and its one id, e.g. o200k_harmony's
+    ``<|channel|>``); a model with another vocabulary is parsed as text."""
+    probe = ResponseParserManager.get(response).vocabulary_probe
     if probe is None:
         return True
     try:

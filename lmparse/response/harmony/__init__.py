@@ -77,6 +77,7 @@ class HarmonyResponseParser(ResponseParser):
 
     markers = tuple(MARKER_IDS)
     frames_reply = True
+    vocabulary_probe = (CHANNEL, MARKER_IDS[CHANNEL])
 
     @classmethod
     def call_syntax(cls) -> CallSyntax:
