@@ -1,8 +1,14 @@
-"""Every family preset on the simulated engine: what it renders, its parser reads back."""
+"""Every family preset on the simulated engine: what it renders, its parser reads back.
+
+``test_simulated_replies_parse_back_through_every_template`` is the template round trip of the
+family matrix: every template a family declares (``Family.verified_templates``) renders the
+simulated model's replies, and the family's parsers must read back the calls and content.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -10,6 +16,7 @@ import pytest
 pytest.importorskip("orjson")
 pytest.importorskip("starlette")
 
+from lmparse import families as core  # noqa: E402
 from lmparse.serve import openai as oa  # noqa: E402
 from lmparse.serve.app import simulated_binding  # noqa: E402
 from lmparse.serve.families import FAMILIES, missing_parsers  # noqa: E402
@@ -29,15 +36,31 @@ def family_params() -> list:
         f"{name}: {', '.join(missing_parsers(family))} not registered yet"))) for name, family in FAMILIES.items()]
 
 
+def template_params() -> list:
+    """(family, template) for every template each family declares; (family, None) for a family
+    that declares none (it is served with ChatML)."""
+    pairs = [(f.name, t) for f in core.FAMILIES for t in (f.verified_templates or (None,))]
+    return [pytest.param(name, template, id=f"{name}-{template}", marks=pytest.mark.skipif(
+        bool(missing_parsers(FAMILIES[name])), reason=f"{name}: parsers not registered yet")) for name, template in pairs]
+
+
+TEMPLATE_PAIRS = [tuple(p.values) for p in template_params()]
+
+
 @pytest.fixture(scope="module")
 def bindings():
     return {}
 
 
-def binding_for(bindings, name):
-    if name not in bindings:
-        bindings[name] = simulated_binding(FAMILIES[name])
-    return bindings[name]
+def binding_for(bindings, name, template=None):
+    key = (name, template)
+    if key not in bindings:
+        family = FAMILIES[name]
+        if template is not None and template != family.template:
+            # A path in the test data (a tokenizer's own template) rather than a file under templates/.
+            family = dataclasses.replace(family, template=f"../{template}" if "/" in template else template)
+        bindings[key] = simulated_binding(family)
+    return bindings[key]
 
 
 def reply(binding, text, thinking=None, **extra):
@@ -55,9 +78,13 @@ def reply(binding, text, thinking=None, **extra):
     return message.get("content"), message.get("reasoning_content"), calls
 
 
-@pytest.mark.parametrize("name", family_params())
-def test_simulated_replies_parse_back_for_every_family(bindings, name):
-    b = binding_for(bindings, name)
+@pytest.mark.parametrize("name,template", template_params())
+def test_simulated_replies_parse_back_through_every_template(bindings, name, template):
+    if template is not None:
+        _needs_file(template)
+    b = binding_for(bindings, name, template)
+    if template is not None:
+        assert b.engine.template is not None and b.engine.template.name == template.rsplit("/", 1)[-1]
     content, _, calls = reply(b, "hello there")
     assert content.startswith('You said: "hello there"') and calls == []
     _, _, calls = reply(b, "get_weather city=Paris days=2 metric=true, and get_time")
@@ -107,6 +134,15 @@ def test_reasoning_field_is_configurable(bindings, field, keys):
     deltas = [orjson.loads(c[6:])["choices"][0]["delta"] for c in asyncio.run(go()) if c.startswith(b"data: {")]
     seen = {k for d in deltas for k in d if k.startswith("reasoning")}
     assert seen == keys
+
+
+def _needs_file(template: str) -> None:
+    from tests.support.tokenizers import testdata_dir
+
+    root = testdata_dir()
+    path = None if root is None else root / template if "/" in template else root / "templates" / template
+    if path is None or not path.is_file():
+        pytest.skip(f"{template} is not in the test data (../shared/testdata/tokenizers)")
 
 
 def _needs_template(family: str) -> None:
