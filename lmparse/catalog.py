@@ -1,4 +1,4 @@
-"""What ``lmparse parsers`` lists: every registered parser with its aliases, read off the classes.
+"""What ``lmparse parsers`` and ``lmparse families`` list, read off the classes and the family declarations.
 
 Each row comes from what the class itself declares (``summary`` and ``streaming`` on tool
 and response parsers; tags and ``initial_mode`` on reasoning parsers) and from the call
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import factory  # noqa: F401  (registers the built-in parsers)
 from .constrain import Unconstrainable, dialect_syntax
+from .families import FAMILIES, Family
 from .registry import ReasoningParserManager, Registry, ResponseParserManager, ToolParserManager
 from .request import ParserRequest, normalize_request
 
-__all__ = ["parser_rows", "format_rows"]
+__all__ = ["parser_rows", "format_rows", "family_rows", "format_family_markdown"]
 
 _COLUMNS = ("kind", "name", "aliases", "syntax", "streaming", "structural_tag")
 
@@ -75,10 +75,48 @@ def parser_rows() -> list[dict[str, Any]]:
             *_rows("response", ResponseParserManager)]
 
 
-def format_rows(rows: list[dict[str, Any]]) -> str:
-    """A plain-text table, one parser a line (aliases comma-separated, ``-`` for none)."""
-    cells = [[str(row[c]) if c != "aliases" else (", ".join(row[c]) or "-") for c in _COLUMNS] for row in rows]
-    widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(_COLUMNS)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(_COLUMNS, widths, strict=True)).rstrip()]
+def _names(parser: Any, aliases: tuple[str, ...]) -> list[str]:
+    return [] if parser is None else list(dict.fromkeys((parser.name, *aliases)))
+
+
+def family_rows() -> list[dict[str, Any]]:
+    """One row per declared family, by name."""
+    def row(f: Family) -> dict[str, Any]:
+        peers = {k: list(v) for k, v in f.peers._asdict().items() if v}
+        return {"family": f.name, "description": f.description, "tool": _names(f.tool, f.tool_names),
+                "reasoning": _names(f.reasoning, f.reasoning_names), "response": f.response_parser,
+                "tokenizer": f.tokenizer or "-", "templates": list(f.verified_templates), "peers": peers,
+                "verified": f.verified}
+    return [row(f) for f in sorted(FAMILIES, key=lambda f: f.name)]
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(value) or "-"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {', '.join(v)}" for k, v in value.items()) or "-"
+    return str(value) if value not in (None, "") else "-"
+
+
+def format_family_markdown(rows: list[dict[str, Any]]) -> str:
+    """docs/families.md's table: a family a row, names in backticks, ``|`` escaped."""
+    def code(names: list[str]) -> str:
+        return ", ".join(f"`{n}`" for n in names) or "none"
+
+    lines = ["| family | tool parser (aliases) | reasoning parser (aliases) | tokenizer | templates | peers' names |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        tool = code(r["tool"]) if r["response"] == "default" else f"response parser `{r['response']}`"
+        cells = [f"`{r['family']}`", tool, code(r["reasoning"]), r["tokenizer"], _cell(r["templates"]),
+                 _cell(r["peers"])]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def format_rows(rows: list[dict[str, Any]], columns: tuple[str, ...] = _COLUMNS) -> str:
+    """A plain-text table, one row a line (lists comma-separated, ``-`` for none)."""
+    cells = [[_cell(row[c]) for c in columns] for row in rows]
+    widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
     lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)).rstrip() for line in cells]
     return "\n".join(lines) + "\n"

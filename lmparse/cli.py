@@ -28,6 +28,9 @@ _DEMO_TEXT = (
 )
 
 
+_FAMILY_COLUMNS = ("family", "tool", "reasoning", "response", "tokenizer", "templates")
+
+
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="lmparse", description=__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -48,6 +51,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     sub.add_parser("list", help="list registered parser names")
     ps = sub.add_parser("parsers", help="every registered parser: aliases, wire syntax, streaming, structural tag")
     ps.add_argument("--json", action="store_true", help="one JSON array of rows instead of a table")
+    fs = sub.add_parser("families", help="every declared model family: its parsers, test data and peers' names")
+    fs.add_argument("--json", action="store_true", help="one JSON array of rows instead of a table")
+    fs.add_argument("--markdown", action="store_true", help="the Markdown table docs/families.md holds")
     sub.add_parser("demo", help="stream a built-in Qwen3 reply through the parser")
 
     ct = sub.add_parser("check-tokenizer", help="measure a dialect's markers against a real tokenizer "
@@ -145,6 +151,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             rows = parser_rows()
             sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n" if args.json else format_rows(rows))
+            return 0
+        if args.command == "families":
+            from .catalog import family_rows, format_family_markdown, format_rows
+
+            frows = family_rows()
+            if args.json:
+                sys.stdout.write(json.dumps(frows, ensure_ascii=False, indent=2) + "\n")
+            elif args.markdown:
+                sys.stdout.write(format_family_markdown(frows))
+            else:
+                sys.stdout.write(format_rows(frows, _FAMILY_COLUMNS))
             return 0
         if args.command == "serve":
             if getattr(args, "serve_missing", None):

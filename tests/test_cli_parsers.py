@@ -55,3 +55,23 @@ def test_the_table_has_a_header_and_one_line_per_parser(capsys):
     assert len(lines) == 1 + len(parser_rows())
     qwen = next(line for line in lines if line.split()[:2] == ["tool", "qwen"])
     assert "granite4" in qwen and "json" in qwen.split()[-1]
+
+
+def test_docs_families_table_is_the_generated_one(capsys):
+    """docs/families.md lists every declared family: the table ``lmparse families --markdown`` prints."""
+    from pathlib import Path
+
+    assert main(["families", "--markdown"]) == 0
+    table = capsys.readouterr().out
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "families.md").read_text(encoding="utf-8")
+    between = doc.split("<!-- families:begin -->\n", 1)[1].split("<!-- families:end -->", 1)[0]
+    assert between == table, "regenerate the table: .venv/bin/lmparse families --markdown"
+
+
+def test_families_lists_every_declared_family(capsys):
+    from lmparse.families import FAMILIES
+
+    assert main(["families", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["family"] for r in rows] == sorted(f.name for f in FAMILIES)
+    assert all(r["tool"] or r["response"] != "default" for r in rows)
