@@ -61,6 +61,7 @@ EXPECTED = {
     "templates/mistralai-Mistral-Nemo-Instruct-2407.jinja": "mistral",
     "templates/moonshotai-Kimi-K2.jinja": "kimi-k2",
     "templates/openai-gpt-oss-120b.jinja": None,  # Harmony: a response parser, not a tool dialect
+    "templates/muse-glimmer.jinja": "muse",  # ATEM: no dialect registered yet, so it must be refused
     "templates/openbmb-MiniCPM5-1B.jinja": "minicpm5",
     "templates/poolside-Laguna-S-2.1.jinja": "glm47",
     "templates/poolside-Laguna-XS-2.1.jinja": "glm47",
@@ -115,6 +116,22 @@ def test_each_template_maps_to_its_dialect_or_is_refused(template):
         assert picked is right, f"{template}: auto picked {picked.__name__}, the family uses {expected}"
     if template in PICKED:
         assert picked is right is not None
+
+
+def test_the_table_agrees_with_every_familys_declared_templates():
+    """A template a family declares it was verified against maps here to that family's dialect, or
+    to the dialect a layout variant derives from (auto picks the base: both parse the same)."""
+    from lmparse.families import FAMILIES
+
+    for family in FAMILIES:
+        for template in family.verified_templates:
+            key = template if "/" in template else f"templates/{template}"
+            assert key in EXPECTED, f"{family.name} declares {template}, which EXPECTED lacks"
+            dialect = EXPECTED[key]
+            if family.tool is None:
+                assert dialect is None, f"{family.name} has no tool dialect, EXPECTED says {dialect}"
+            else:
+                assert issubclass(family.tool.cls, ToolParserManager.get(dialect)), f"{template}: {dialect} vs {family.name}"
 
 
 def test_ambiguity_is_refused_with_the_candidates():
