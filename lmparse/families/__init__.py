@@ -26,7 +26,9 @@ from ..response.template import ResponseTemplateParser
 from ._shared import THINK
 from ._spec import Family, Parser, Peers
 
-__all__ = ["Family", "Parser", "Peers", "FAMILIES", "GENERIC", "get_family", "families_of"]
+__all__ = ["Family", "Parser", "Peers", "FAMILIES", "GENERIC", "DEFAULT", "get_family", "families_of"]
+
+DEFAULT = "qwen3"  # the family ``lmparse serve`` binds when none is named
 
 # Parsers that belong to no family: the router every family uses, and the one a
 # ``response_template`` configures.

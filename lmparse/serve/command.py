@@ -11,7 +11,7 @@ from .app import (DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONC
                   create_app, simulated_binding, upstream_binding)
 from .connections import (DEFAULT_MAX_HEADER_BYTES, DEFAULT_SHUTDOWN_GRACE, DEFAULT_TIMEOUT_HEADERS,
                           DEFAULT_TIMEOUT_KEEP_ALIVE, GracefulServer, head_timeout_protocol)
-from .families import FAMILIES, get_family, missing_parsers
+from .families import DEFAULT_FAMILY, FAMILIES, get_family, missing_parsers
 from .guards import default_allowed_hosts
 from .logs import LOG_FORMATS
 from .logs import configure as configure_logging
@@ -102,7 +102,7 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
 
 
 def _families(args: argparse.Namespace) -> list:
-    names = args.family or ["qwen3"]
+    names = args.family or [DEFAULT_FAMILY]
     if "all" in names:
         return [f for f in FAMILIES.values() if not missing_parsers(f)]
     families = [get_family(n) for n in names]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from .. import families as core
 from ..registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 
-__all__ = ["Family", "FAMILIES", "get_family", "missing_parsers"]
+__all__ = ["Family", "FAMILIES", "DEFAULT_FAMILY", "get_family", "missing_parsers"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Family:
 
 
 FAMILIES: dict[str, Family] = {f.name: Family.of(f) for f in core.FAMILIES}
+DEFAULT_FAMILY = core.DEFAULT
 
 
 def get_family(name: str) -> Family:

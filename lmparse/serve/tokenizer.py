@@ -268,14 +268,19 @@ def _load_hf(path: Path) -> tuple[Callable, Callable, Callable, frozenset[int] |
             lambda text: sum(len(e) for e in encodings(text)), byte_level)
 
 
-def _load_harmony(root: Path | None) -> tuple[Callable, Callable]:
+# A tokenizer directory holding this file is openai-harmony's o200k_harmony (gpt-oss), not a
+# Hugging Face tokenizer.json.
+_HARMONY_ENCODING = "o200k_base.tiktoken"
+
+
+def _load_harmony(directory: Path | None) -> tuple[Callable, Callable]:
     # openai-harmony reads o200k_base.tiktoken from $TIKTOKEN_ENCODINGS_BASE; point it at
     # the test data's copy so nothing is downloaded.
     if "TIKTOKEN_ENCODINGS_BASE" not in os.environ:
-        if root is None or not (root / "gpt-oss" / "o200k_base.tiktoken").is_file():
+        if directory is None or not (directory / _HARMONY_ENCODING).is_file():
             # Never let openai-harmony reach for its download URL: no data, no real tokens.
-            raise FileNotFoundError("o200k_base.tiktoken is not in the tokenizer test data")
-        os.environ["TIKTOKEN_ENCODINGS_BASE"] = str(root / "gpt-oss")
+            raise FileNotFoundError(f"{_HARMONY_ENCODING} is not in the tokenizer test data")
+        os.environ["TIKTOKEN_ENCODINGS_BASE"] = str(directory)
     from openai_harmony import HarmonyEncodingName, load_harmony_encoding
 
     enc = load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS)
@@ -293,8 +298,8 @@ def load_tokenizer(data_name: str | None, family: str, markers: Iterable[str] = 
     """The family's real tokenizer if its data and library are present, else a pseudo one."""
     root = testdata_dir()
     try:
-        if data_name == "gpt-oss":
-            return RealTokenizer("gpt-oss", *_load_harmony(root))
+        if data_name and root is not None and (root / data_name / _HARMONY_ENCODING).is_file():
+            return RealTokenizer(data_name, *_load_harmony(root / data_name))
         if data_name and root is not None:
             path = root / data_name / "tokenizer.json.gz"
             if path.is_file():

@@ -39,7 +39,9 @@ from .. import plugin_names
 __all__ = ["PREFIX", "DefaultResponseParser", "LmparseResponseParser", "register", "registered_names"]
 
 PREFIX = "lmparse-"
-HARMONY = "gpt-oss"  # a response parser in lmparse, not a tool or reasoning parser: see ``_harmony``
+# The response grammar that frames whole replies (Harmony): a response parser in lmparse, not a
+# tool or reasoning parser, and LMDeploy's own name for its gpt-oss parser too (see ``_harmony``).
+(HARMONY,) = plugin_names().framed
 
 
 class LmparseToolParser(ToolParser):  # type: ignore[misc]  # LMDeploy is untyped
