@@ -49,10 +49,8 @@ DEFAULT_FAMILY = core.DEFAULT
 
 
 def get_family(name: str) -> Family:
-    try:
-        return FAMILIES[name]
-    except KeyError:
-        raise ValueError(f"unknown family {name!r}; known: {', '.join(sorted(FAMILIES))}") from None
+    """The preset of the family called ``name``; ``ValueError`` listing the known ones otherwise."""
+    return FAMILIES[core.get_family(name).name]
 
 
 def missing_parsers(family: Family) -> list[str]:
