@@ -526,9 +526,6 @@ HUNYUAN = HunyuanWire(id="hunyuan", tool_parser="hunyuan", reasoning_parser="hun
                       think_tag=f"<think{HY}>", think_open=f"<think{HY}>", think_close=f"</think{HY}>",
                       thinking_off=None)
 
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4)
-
-
 # ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
 
 def xtml_attribute(value: str) -> str:
@@ -568,7 +565,6 @@ class XtmlWire(Wire):
 KIMI_K3 = XtmlWire(id="kimi-k3", tool_parser="kimi-k3", reasoning_parser="kimi-k3", open="<|open|>tools<|sep|>",
                    close="<|close|>tools<|sep|>", tokenizers=(), block_sep="", think_tag="<|open|>think<|sep|>",
                    think_close="<|close|>think<|sep|>")
-ALL_WIRES = (*ALL_WIRES, KIMI_K3)
 
 
 # ---- minicpm5: <function name="N"><param name="K">V</param></function>, one per line, no block --------
@@ -583,8 +579,8 @@ def minicpm5_call(name: str, params: Params) -> str:
 MINICPM5 = XmlWire(id="minicpm5", tool_parser="minicpm5", reasoning_parser="minicpm5", open="", close="",
                    layout=minicpm5_call, tokenizers=(), request_extra={"chat_template_kwargs": {"enable_thinking": True}},
                    head='<function name="', lead="\n", block_sep="\n")
-ALL_WIRES = (*ALL_WIRES, MINICPM5)
-ALL_WIRES = (*ALL_WIRES, MINIMAX_M3, HUNYUAN)
+
+
 # ---- JSON arrays of calls in one block: cohere-command, apertus ----------------------------------
 
 @dataclass(frozen=True, kw_only=True)
@@ -683,5 +679,7 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
                          pseudo_token_markers=r"<\|(?:role_sep|message_sep|function_call)\|>|</?think>")
 
 
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, COHERE,
-                               APERTUS, LFM2, GIGACHAT3)
+# The test matrix: every wire exactly once, listed here only (the contract, robustness and
+# truncation tests and the SGLang families read it; ids are unique).
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, MINIMAX_M3,
+                               HUNYUAN, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2, GIGACHAT3)
