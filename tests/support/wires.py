@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
 
@@ -254,9 +254,11 @@ MINIMAX_M2 = XmlWire(id="minimax-m2", tool_parser="minimax-m2", reasoning_parser
 # Ling 3.0's layout (its template, rendered); no public Ling tokenizer: GLM's stand in for chunkings.
 LING3 = XmlWire(id="ling3", tool_parser="ling3", reasoning_parser="ling3", open="<tool_call>", close="</tool_call>",
                 layout=ling3_call, tokenizers=("glm-4.7-flash",), lead="\n")
-# Step-3.5: Qwen3-Coder's layout, blocks back to back; its reasoning always starts open.
-STEP3P5 = XmlWire(id="step3p5", tool_parser="step3p5", reasoning_parser="default", open="<tool_call>",
-                  close="</tool_call>", layout=qwen_call, tokenizers=("qwen3",), block_sep="")
+# Step-3.5: Qwen3-Coder's layout, blocks back to back; its template always prefills ``<think>\n``
+# and has no switch, so its reasoning starts open whatever enable_thinking says.
+STEP3P5 = XmlWire(id="step3p5", tool_parser="step3p5", reasoning_parser="step3p5", open="<tool_call>",
+                  close="</tool_call>", layout=qwen_call, tokenizers=("qwen3",), block_sep="",
+                  honours_thinking_off=False)
 XML_WIRES = (QWEN3CODER, GLM45, GLM47, SEED_OSS, MINIMAX_M2, LING3, STEP3P5)
 
 
@@ -525,6 +527,10 @@ HUNYUAN = HunyuanWire(id="hunyuan", tool_parser="hunyuan", reasoning_parser="hun
                       close=f"</tool_calls{HY}>", layout=hunyuan_call, tokenizers=(), block_lead="\n", block_sep="",
                       think_tag=f"<think{HY}>", think_open=f"<think{HY}>", think_close=f"</think{HY}>",
                       thinking_off=None)
+# HY-V4 (no template here): Hunyuan's tags and layout, but its default effort is ``high``, so a
+# request without ``reasoning_effort`` starts in reasoning; ``no_think`` starts it plain.
+HY_V4 = replace(HUNYUAN, id="hy-v4", tool_parser="hy-v4", reasoning_parser="hy-v4", think_open="",
+                thinking_off={"reasoning_effort": "no_think"})
 
 # ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
 
@@ -682,4 +688,4 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, MINIMAX_M3,
-                               HUNYUAN, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2, GIGACHAT3)
+                               HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2, GIGACHAT3)
