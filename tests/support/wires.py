@@ -180,10 +180,11 @@ INTERNLM = JsonWire(id="internlm", tool_parser="internlm", reasoning_parser="def
                     open="<|action_start|><|plugin|>\n", close="<|action_end|>", field="parameters",
                     tokenizers=("internlm2",), template_layout=False)
 TAGGED = (QWEN, INTERNLM)
-# Llama 3.1/3.2 JSON after <|python_tag|> (its bare start is tested in test_json_dialects.py);
-# not in ALL_WIRES: it has no reasoning parser for the matrix's reasoning cases.
-LLAMA3 = JsonWire(id="llama3", tool_parser="llama3", reasoning_parser=None, open="<|python_tag|>", close="",
-                  field="parameters", tokenizers=("llama-3.2",), to_plain="", thinking_off=None, template_layout=False)
+# Llama 3.1/3.2 JSON after <|python_tag|> (its bare start is tested in test_json_dialects.py).
+# Llama 3 has no reasoning markers: ``lfm2``'s plain-start <think> stands in for the matrix's reasoning cases.
+LLAMA3 = JsonWire(id="llama3", tool_parser="llama3", reasoning_parser="lfm2", open="<|python_tag|>", close="",
+                  field="parameters", tokenizers=("llama-3.2",), think_open="<think>", to_plain="", thinking_off=None,
+                  template_layout=False)
 
 
 # ---- XML-like: qwen3coder, glm45/glm47, seed-oss, minimax-m2 -----------------------------------
@@ -687,5 +688,5 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
 
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, MINIMAX_M3,
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, MINIMAX_M3,
                                HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2, GIGACHAT3)
