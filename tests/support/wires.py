@@ -533,6 +533,7 @@ HUNYUAN = HunyuanWire(id="hunyuan", tool_parser="hunyuan", reasoning_parser="hun
 HY_V4 = replace(HUNYUAN, id="hy-v4", tool_parser="hy-v4", reasoning_parser="hy-v4", think_open="",
                 thinking_off={"reasoning_effort": "no_think"})
 
+
 # ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
 
 def xtml_attribute(value: str) -> str:
@@ -688,5 +689,6 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
 
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, MINIMAX_M3,
-                               HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2, GIGACHAT3)
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
+                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2,
+                               GIGACHAT3)
