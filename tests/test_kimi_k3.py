@@ -276,6 +276,17 @@ def test_a_length_stop_inside_an_element_leaks_no_markup(cut, more):
     assert got == (None, None, [("get_weather", '{"city": "Oslo"}'), *more])
 
 
+@pytest.mark.parametrize("cut", ["<|open|>", "<|open|>tool", "<|open|> to"])
+def test_a_length_stop_after_a_cut_opener_keeps_the_space_before_it_as_content(cut):
+    """The space before ``<|open|>`` is held while it may begin the spaced opener
+    `` <|open|> tools <|sep|>``; cut off, the opener needs no space to be markup: the space is text."""
+    text = f"{THINK_END}ok {cut}"
+    p = parser()
+    message = p.parse_complete(text)
+    assert (message.content, [d.text for d in p.dropped]) == ("ok ", [cut])
+    check_parse(parser, text, Expected("ok "))
+
+
 def test_a_length_stop_inside_a_value_closer_leaks_no_markup():
     text = THINK_END + KIMI_K3.open + call("f", xtml_argument("a", "v"))[:-len("<|close|>call<|sep|>")].replace(
         "<|close|>argument<|sep|>", "<|close|>argument")

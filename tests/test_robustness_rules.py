@@ -20,7 +20,7 @@ from lmparse import create_parser
 
 from .support.stream import Expected, check_parse
 from .support.typed_tools import TOOLS as TYPED_TOOLS
-from .support.wires import ALL_WIRES, DSML_WIRES, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
+from .support.wires import ALL_WIRES, DSML_WIRES, LLAMA3, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -127,6 +127,15 @@ def test_the_templates_own_layout_is_all_syntax(w: Wire) -> None:
 @pytest.mark.parametrize("w", ALL_WIRES, ids=lambda w: w.id)
 def test_whitespace_after_the_last_block_is_text(w: Wire, after: str) -> None:
     w.check(w.plain + w.call("g", "{}") + after, Expected(after, None, [("g", "{}")]))
+
+
+@pytest.mark.parametrize("between", [";", " ; ", ";\n ", "\n;"], ids=repr)
+@pytest.mark.parametrize("after", ["", "\n", " \n\nDone."], ids=repr)
+def test_whitespace_after_a_separated_call_is_syntax_only_before_its_separator(between: str, after: str) -> None:
+    """Llama 3's calls follow one another after ``;`` in one block with no close tag: the
+    whitespace around a ``;`` is the block's, that after the last call is text."""
+    text = "<|python_tag|>" + LLAMA3.inner("f", "{}") + between + LLAMA3.inner("g", "{}") + after
+    LLAMA3.check(text, Expected(after or None, None, [("f", "{}"), ("g", "{}")]))
 
 
 # The official templates themselves: a turn of text and two calls, rendered, parses back to

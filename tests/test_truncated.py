@@ -30,9 +30,9 @@ from lmparse.tools.calls import TRUNCATED_HEAD
 from .support.harmony import harmony_vocab_dir, token_stream
 from .support.stream import Deltas, Result, check_invariants, folded, random_chunks, result_of
 from .support.tokenizers import real_token_chunkings
-from .support.wires import ALL_WIRES, LLAMA3, Wire
+from .support.wires import ALL_WIRES, Wire
 
-WIRES = (*ALL_WIRES, LLAMA3)
+WIRES = ALL_WIRES
 A = '{"city": "Paris", "days": 3}'
 # Pythonic names a call only at its ")": one cut inside a later call keeps its own reason.
 CUT_REASONS = (TRUNCATED_HEAD, "cut off by the end of input")

@@ -50,15 +50,22 @@ __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
 _PLAIN_START, _PLAIN, _REASONING_START, _REASONING, _TOOL, _AFTER_BLOCK = range(6)
 # A whole special token as chat templates spell them: ``<|name|>``, or DeepSeek's ``<｜name｜``.
 _SPECIAL_PIECE = re.compile(r"<\|[^|<>\s]{1,48}\|>|<｜[^｜<>\s]{1,48}｜")
-def _cut_off(tail: str, tool_parser: ToolParser | None, open_tags: Iterable[str]) -> bool:
-    """Whether ``tail``, a partial marker the reply ended with, is markup (then recorded in
-    ``dropped``) rather than text.  A cut-off ``<tool_`` may be prose, but the beginning of
-    a tool open tag that already holds a whole special-token-shaped piece
-    (``<｜DSML｜function_ca``, ``<|action_start|><|plu``) is not."""
-    if tool_parser is None or _SPECIAL_PIECE.search(tail) is None or not any(t.startswith(tail) for t in open_tags):
-        return False
-    tool_parser.record_cut(tail)
-    return True
+def _cut_off(tail: str, tool_parser: ToolParser | None, open_tags: Iterable[str]) -> int:
+    """Where the markup begins in ``tail``, a partial marker the reply ended with (then recorded
+    in ``dropped``); ``len(tail)``: it is all text.  A cut-off ``<tool_`` may be prose, but the
+    beginning of a tool open tag that already holds a whole special-token-shaped piece
+    (``<｜DSML｜function_ca``, ``<|action_start|><|plu``) is not.  The markup is the shortest
+    such end of ``tail``: what precedes it was held only because a longer tag could begin there
+    (the space of Kimi-K3's spaced `` <|open|> tools <|sep|>`` before a cut ``<|open|>``), so it
+    is text, released as any held text is at the end."""
+    if tool_parser is None:
+        return len(tail)
+    last_piece = max((m.start() for m in _SPECIAL_PIECE.finditer(tail)), default=-1)
+    for at in range(last_piece, -1, -1):  # once per reply, over at most one marker
+        if any(t.startswith(tail[at:]) for t in open_tags):
+            tool_parser.record_cut(tail[at:])
+            return at
+    return len(tail)
 
 
 _STATE_NAMES = ("plain_start", "plain", "reasoning_start", "reasoning", "tool", "after_block")
@@ -299,9 +306,9 @@ class BaseResponseParser(ResponseParser):
         """Where the text of ``buf[pos:]`` (which holds no whole marker) ends: before a
         possible partial marker, or at the end of the reply (see ``_cut_off``)."""
         held = markers.held_start(buf, pos)
-        if not final or (held < len(buf) and _cut_off(buf[held:], self.tool_parser, self._open_tags)):
+        if not final or held == len(buf):
             return held
-        return len(buf)
+        return held + _cut_off(buf[held:], self.tool_parser, self._open_tags)
 
     def _after_block(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
         """Before another block the template's ``block_separator`` (or its end) is dropped; other whitespace is text."""

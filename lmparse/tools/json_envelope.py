@@ -21,8 +21,8 @@ from .json_scanner import JsonValueScanner
 
 __all__ = ["JsonToolParser"]
 
-# Envelope phases.
-_START, _KEY_OR_END, _KEY, _COLON, _VALUE_START, _VALUE, _ARGUMENTS, _AFTER_VALUE = range(8)
+# Envelope phases (``_SEPARATOR``: after a call of a dialect with a ``call_separator``).
+_START, _KEY_OR_END, _KEY, _COLON, _VALUE_START, _VALUE, _ARGUMENTS, _AFTER_VALUE, _SEPARATOR = range(9)
 # What a value other than the arguments is scanned for.
 _SKIP, _NAME = range(2)
 
@@ -76,7 +76,13 @@ class JsonToolParser(JsonRunLane):
             elif phase == _KEY:
                 pos, more = self._in_key(text, pos, deltas, final)
             else:  # a punctuation phase: the next character after whitespace decides
-                pos = _skip_ws(text, pos, n)
+                start, pos = pos, _skip_ws(text, pos, n)
+                if phase == _SEPARATOR and pos > start and (pos >= n or not self._is_separator(text[pos])):
+                    # Whitespace after a call is the block's only before a separator: held
+                    # until what follows decides, else text after the last call.
+                    if pos < n or final:
+                        self._payload_closed = True
+                    return start
                 if pos >= n:
                     return pos
                 pos, more = _PUNCTUATION[phase](self, text[pos], pos, deltas)
@@ -131,12 +137,23 @@ class JsonToolParser(JsonRunLane):
         if self._in_array and c == "]":
             self._payload_closed = True
             return pos + 1, False
-        if self._envelopes and (c == "," or c == self.call_separator):
+        if self._envelopes and self._is_separator(c):
             return pos + 1, True
         if self._envelopes:
             self._payload_closed = True  # whatever follows is not ours
         else:
             self._reject(deltas)
+        return pos, False
+
+    def _is_separator(self, c: str) -> bool:
+        return c == "," or c == self.call_separator
+
+    def _at_separator(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+        """After a call: a separator, another call follows; anything else is not ours."""
+        if self._is_separator(c):
+            self._phase = _START
+            return pos + 1, True
+        self._payload_closed = True
         return pos, False
 
     def _at_key_or_end(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
@@ -217,8 +234,11 @@ class JsonToolParser(JsonRunLane):
         self._end_call(deltas)
         self._envelopes += 1
         self._phase = _START
-        if not self._in_array and self.call_separator is None and self.tool_close_tag is None:
-            self._payload_closed = True
+        if not self._in_array and self.tool_close_tag is None:
+            if self.call_separator is None:
+                self._payload_closed = True
+            else:
+                self._phase = _SEPARATOR
 
     def _finish_payload(self, deltas: Deltas) -> None:
         if self._phase == _ARGUMENTS:
@@ -245,4 +265,5 @@ _PUNCTUATION = {
     _COLON: JsonToolParser._at_colon,
     _VALUE_START: JsonToolParser._at_value_start,
     _AFTER_VALUE: JsonToolParser._at_after_value,
+    _SEPARATOR: JsonToolParser._at_separator,
 }

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
 
@@ -180,10 +180,11 @@ INTERNLM = JsonWire(id="internlm", tool_parser="internlm", reasoning_parser="def
                     open="<|action_start|><|plugin|>\n", close="<|action_end|>", field="parameters",
                     tokenizers=("internlm2",), template_layout=False)
 TAGGED = (QWEN, INTERNLM)
-# Llama 3.1/3.2 JSON after <|python_tag|> (its bare start is tested in test_json_dialects.py);
-# not in ALL_WIRES: it has no reasoning parser for the matrix's reasoning cases.
-LLAMA3 = JsonWire(id="llama3", tool_parser="llama3", reasoning_parser=None, open="<|python_tag|>", close="",
-                  field="parameters", tokenizers=("llama-3.2",), to_plain="", thinking_off=None, template_layout=False)
+# Llama 3.1/3.2 JSON after <|python_tag|> (its bare start is tested in test_json_dialects.py).
+# Llama 3 has no reasoning markers: ``lfm2``'s plain-start <think> stands in for the matrix's reasoning cases.
+LLAMA3 = JsonWire(id="llama3", tool_parser="llama3", reasoning_parser="lfm2", open="<|python_tag|>", close="",
+                  field="parameters", tokenizers=("llama-3.2",), think_open="<think>", to_plain="", thinking_off=None,
+                  template_layout=False)
 
 
 # ---- XML-like: qwen3coder, glm45/glm47, seed-oss, minimax-m2 -----------------------------------
@@ -254,9 +255,11 @@ MINIMAX_M2 = XmlWire(id="minimax-m2", tool_parser="minimax-m2", reasoning_parser
 # Ling 3.0's layout (its template, rendered); no public Ling tokenizer: GLM's stand in for chunkings.
 LING3 = XmlWire(id="ling3", tool_parser="ling3", reasoning_parser="ling3", open="<tool_call>", close="</tool_call>",
                 layout=ling3_call, tokenizers=("glm-4.7-flash",), lead="\n")
-# Step-3.5: Qwen3-Coder's layout, blocks back to back; its reasoning always starts open.
-STEP3P5 = XmlWire(id="step3p5", tool_parser="step3p5", reasoning_parser="default", open="<tool_call>",
-                  close="</tool_call>", layout=qwen_call, tokenizers=("qwen3",), block_sep="")
+# Step-3.5: Qwen3-Coder's layout, blocks back to back; its template always prefills ``<think>\n``
+# and has no switch, so its reasoning starts open whatever enable_thinking says.
+STEP3P5 = XmlWire(id="step3p5", tool_parser="step3p5", reasoning_parser="step3p5", open="<tool_call>",
+                  close="</tool_call>", layout=qwen_call, tokenizers=("qwen3",), block_sep="",
+                  honours_thinking_off=False)
 XML_WIRES = (QWEN3CODER, GLM45, GLM47, SEED_OSS, MINIMAX_M2, LING3, STEP3P5)
 
 
@@ -525,8 +528,10 @@ HUNYUAN = HunyuanWire(id="hunyuan", tool_parser="hunyuan", reasoning_parser="hun
                       close=f"</tool_calls{HY}>", layout=hunyuan_call, tokenizers=(), block_lead="\n", block_sep="",
                       think_tag=f"<think{HY}>", think_open=f"<think{HY}>", think_close=f"</think{HY}>",
                       thinking_off=None)
-
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4)
+# HY-V4 (no template here): Hunyuan's tags and layout, but its default effort is ``high``, so a
+# request without ``reasoning_effort`` starts in reasoning; ``no_think`` starts it plain.
+HY_V4 = replace(HUNYUAN, id="hy-v4", tool_parser="hy-v4", reasoning_parser="hy-v4", think_open="",
+                thinking_off={"reasoning_effort": "no_think"})
 
 
 # ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
@@ -568,7 +573,6 @@ class XtmlWire(Wire):
 KIMI_K3 = XtmlWire(id="kimi-k3", tool_parser="kimi-k3", reasoning_parser="kimi-k3", open="<|open|>tools<|sep|>",
                    close="<|close|>tools<|sep|>", tokenizers=(), block_sep="", think_tag="<|open|>think<|sep|>",
                    think_close="<|close|>think<|sep|>")
-ALL_WIRES = (*ALL_WIRES, KIMI_K3)
 
 
 # ---- minicpm5: <function name="N"><param name="K">V</param></function>, one per line, no block --------
@@ -583,8 +587,8 @@ def minicpm5_call(name: str, params: Params) -> str:
 MINICPM5 = XmlWire(id="minicpm5", tool_parser="minicpm5", reasoning_parser="minicpm5", open="", close="",
                    layout=minicpm5_call, tokenizers=(), request_extra={"chat_template_kwargs": {"enable_thinking": True}},
                    head='<function name="', lead="\n", block_sep="\n")
-ALL_WIRES = (*ALL_WIRES, MINICPM5)
-ALL_WIRES = (*ALL_WIRES, MINIMAX_M3, HUNYUAN)
+
+
 # ---- JSON arrays of calls in one block: cohere-command, apertus ----------------------------------
 
 @dataclass(frozen=True, kw_only=True)
@@ -683,5 +687,8 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
                          pseudo_token_markers=r"<\|(?:role_sep|message_sep|function_call)\|>|</?think>")
 
 
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC, GEMMA4, COHERE,
-                               APERTUS, LFM2, GIGACHAT3)
+# The test matrix: every wire exactly once, listed here only (the contract, robustness and
+# truncation tests and the SGLang families read it; ids are unique).
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
+                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2,
+                               GIGACHAT3)
