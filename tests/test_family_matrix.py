@@ -27,8 +27,6 @@ from .support.wires import Wire
 
 HARMONY = "Harmony (gpt-oss) is a response grammar with no tool dialect or reasoning tags"
 NO_TEMPLATE = "no chat template of the family is in the test data"
-LLAMA3 = ("Llama 3 has no reasoning markers and no stand-in in the wire matrix; its JSON starts are covered by "
-          "tests/test_json_dialects.py and its cut calls by the truncation matrix")
 
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
     ("contract", "gpt-oss"): f"{HARMONY}: tests/test_harmony.py runs the contract's cases over its framing",
@@ -37,8 +35,6 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     ("conservation fuzzing", "gpt-oss"): f"{HARMONY}: test_fuzz_all_parsers.py::test_mutated_harmony_text fuzzes it",
     ("constraint compilation", "gpt-oss"): f"{HARMONY}: its structural tag is compiled by "
                                            "tests/test_constrain_xgrammar.py::test_gpt_oss_harmony_call_after_its_analysis",
-    ("contract", "llama3"): LLAMA3,
-    ("robustness rules", "llama3"): LLAMA3,
     **{("template round trip", name): NO_TEMPLATE
        for name in ("pythonic", "internlm", "intern-s1", "deepseek-v3", "seed-oss", "deepseek-v41", "glm5", "hy-v4")},
 }
