@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test lint test-agents test-engines test-integrations bench bench-peers bench-serving serve reliability
+.PHONY: venv testdata test fuzz lint test-agents test-engines test-integrations bench bench-peers bench-serving serve reliability
 
 venv: $(STAMP)
 
@@ -21,6 +21,12 @@ testdata: venv
 # pytest exits 5 when it collects no test: not a failure here.
 test: venv testdata
 	$(PYTHON) -m pytest -q || test $$? -eq 5
+
+# Exploratory fuzzing: the property-based tests with fresh random examples each run
+# (make test runs them derandomized). A find becomes a FOUND case in tests/test_fuzz_all_parsers.py.
+fuzz: venv testdata
+	LMPARSE_HYPOTHESIS_PROFILE=explore $(PYTHON) -m pytest -q -x tests/test_fuzz_all_parsers.py tests/test_properties.py \
+		tests/test_response_template_fuzz.py
 
 # ruff for bugs and style, mypy --strict for the core (lmparse/ outside serve/); config in pyproject.toml.
 lint: venv
