@@ -1,0 +1,115 @@
+"""Lexers: what comes next in each of the router's text states, recognized and reported as a ``Mark``.
+
+A lexer reads the buffered text from where the router stands, emits the text before what it
+finds on its state's channel, and returns ``(mark, start, end)``: the mark, and where it lies
+(for END, where the router stops: before a possible partial marker, or at the end of the
+reply).  It decides nothing: ``routing.ROUTING`` says what each mark does.  Reasoning text
+begins after the open tag's label (``OpenTagLabel``), which the reasoning lexer skips.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..markers import MarkerSet, skip_ws
+from ..tools.base import Deltas, ToolParser
+from .label import OpenTagLabel
+from .routing import Mark, RouterMarkers
+from .text_lane import append_text
+
+__all__ = ["Lexers"]
+
+_END, _TEXT_END, _TEXT, _BARE_START = Mark.END, Mark.TEXT_END, Mark.TEXT, Mark.BARE_START
+# A whole special token as chat templates spell them: ``<|name|>``, or DeepSeek's ``<｜name｜``.
+_SPECIAL_PIECE = re.compile(r"<\|[^|<>\s]{1,48}\|>|<｜[^｜<>\s]{1,48}｜")
+
+
+def _cut_off(tail: str, tool_parser: ToolParser, open_tags: dict[str, str]) -> bool:
+    """Whether ``tail``, a partial marker the reply ended with, is markup (then recorded in
+    ``dropped``) rather than text.  A cut-off ``<tool_`` may be prose, but the beginning of
+    a tool open tag that already holds a whole special-token-shaped piece
+    (``<｜DSML｜function_ca``, ``<|action_start|><|plu``) is not."""
+    if _SPECIAL_PIECE.search(tail) is None or not any(t.startswith(tail) for t in open_tags):
+        return False
+    tool_parser.record_cut(tail)
+    return True
+
+
+class Lexers:
+    """The lexers of one response's router (methods named by state), sharing its markers and label."""
+
+    __slots__ = ("markers", "label", "_tool_parser", "_bare_start_chars")
+
+    def __init__(self, markers: RouterMarkers, label: OpenTagLabel, tool_parser: ToolParser) -> None:
+        self.markers = markers
+        self.label = label
+        self._tool_parser = tool_parser  # a cut-off open tag is recorded in its ``dropped``
+        self._bare_start_chars = tool_parser.bare_start_chars
+
+    def plain_start(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+        """The reply's first characters may open a block with no open tag (a bare start)."""
+        ws_end = skip_ws(buf, pos)
+        if ws_end == len(buf):
+            return (_TEXT if final else _END), pos, pos
+        if buf[ws_end] in self._bare_start_chars:
+            return _BARE_START, pos, ws_end
+        return _TEXT, pos, pos
+
+    def plain(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+        markers = self.markers.plain
+        match = markers.search(buf, pos)
+        if match is None:
+            end = self._text_tail(buf, pos, markers, deltas, final, True)
+            return _END, end, end
+        start, end = match.span()
+        if start > pos:
+            append_text(deltas, True, buf[pos:start])
+        return self.markers.kind_of[match.group()], start, end
+
+    def reasoning_start(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+        markers = self.markers.leading
+        match = markers.search(buf, pos)
+        if match is None:
+            end = self._text_tail(buf, pos, markers, deltas, final, False)
+            return (_TEXT_END if end > pos and not buf[pos:end].isspace() else _END), end, end
+        start, end = match.span()
+        if start > pos:
+            append_text(deltas, False, buf[pos:start])
+        return self.markers.kind_of[match.group()], start, end
+
+    def reasoning(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+        if self.label.pending:
+            found = self.label.skip(buf, pos, final)
+            if found is None:
+                return _END, pos, pos
+            pos = found
+        markers = self.markers.reasoning
+        match = markers.search(buf, pos)
+        if match is None:
+            end = self._text_tail(buf, pos, markers, deltas, final, False)
+            return _END, end, end
+        start, end = match.span()
+        if start > pos:
+            append_text(deltas, False, buf[pos:start])
+        return self.markers.kind_of[match.group()], start, end
+
+    def after_block(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+        """Whitespace, then maybe another block's open tag."""
+        ws_end = skip_ws(buf, pos)
+        opens = self.markers.open
+        if not final and (ws_end == len(buf) or opens.is_proper_prefix(buf, ws_end)):
+            return _END, pos, pos
+        tag = opens.startswith_at(buf, ws_end)
+        if tag is not None:
+            return self.markers.kind_of[tag], pos, ws_end
+        return _TEXT, pos, pos
+
+    def _text_tail(self, buf: str, pos: int, markers: MarkerSet, deltas: Deltas, final: bool, content: bool) -> int:
+        """No whole marker from ``pos``: all but a possible partial marker is text; returns where
+        the router stops (the end of the reply at ``final``, where a cut-off marker is dropped)."""
+        held = markers.held_start(buf, pos)
+        if final and (held == len(buf) or not _cut_off(buf[held:], self._tool_parser, self.markers.tag_of)):
+            held = len(buf)
+        if held > pos:
+            append_text(deltas, content, buf[pos:held])
+        return len(buf) if final else held
