@@ -14,7 +14,7 @@ from lmparse.markers import MarkerSet
 from lmparse.response.base import BaseResponseParser
 from lmparse.response.label import OpenTagLabel
 from lmparse.response.replay import BlockReplay
-from lmparse.response.routing import NEVER, RESUME, ROUTING, Mark, Plan, State, check_routing
+from lmparse.response.routing import NEVER, RESUME, ROUTING, Mark, Plan, State, check_routing, describe_routing
 from lmparse.response.text_lane import TextLane
 from lmparse.response.tokens import ReasoningTokenCounter
 
@@ -69,6 +69,13 @@ def test_every_step_is_a_router_method() -> None:
     for row in ROUTING.values():
         for step, _ in row.values():
             assert callable(getattr(BaseResponseParser, "_" + step))
+
+
+def test_the_router_docstring_shows_the_table_as_it_is() -> None:
+    import lmparse.response.base as base
+
+    table = [line[4:] for line in (base.__doc__ or "").splitlines() if line.startswith("    ")]
+    assert "\n".join(table) == describe_routing()
 
 
 def test_the_state_names_are_the_enum_members() -> None:

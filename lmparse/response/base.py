@@ -1,25 +1,40 @@
 """BaseResponseParser: routes decoded text between content, reasoning and tool blocks.
 
-The router is the table ``routing.ROUTING``: state x what the state's lexer found -> a step
-and the next state (``RESUME``: back to the text state the block came from)::
+The router is the table ``routing.ROUTING``: in each state, a lexer (``lexers.py``) reports
+what comes next as a mark; the mark's plan is a step (``_<step>``, run once) and the next
+state (RESUME: the text state the block came from; wait: stay, and wait for more text)::
 
-                   reasoning  reasoning  framing    tool /      bare       text   end    text   block verdicts
-                   open       close                 payload     start                    end    (TOOL only)
-                                                    open
-    PLAIN_START    .          .          .          .           open_bare  PLAIN  wait   .      .
-                                                                -> TOOL
-    PLAIN          open       drop       drop       open_block  .          .      wait   .      .
-                   -> REAS.                         -> TOOL
-    REASONING_     leading    close      close      open_block  .          .      wait   REAS.  .
-    START          -> REAS.   -> PLAIN   -> PLAIN   -> TOOL
-    REASONING      .          close      close      open_block  .          .      wait   .      .
-                              -> PLAIN   -> PLAIN   -> TOOL
-    AFTER_BLOCK    .          .          .          drop sep.   .          RESUME wait   .      .
-                                                    -> RESUME
-    TOOL           open: wait; closed: -> AFTER_BLOCK; truncated: record the markup -> AFTER_BLOCK;
-                   rejected: the opening is text, what followed is read again -> RESUME
+    PLAIN_START      bare start: open_bare -> TOOL
+                     text: -> PLAIN
+                     end: wait
+    PLAIN            reasoning open: open_reasoning -> REASONING
+                     reasoning close, framing: drop -> PLAIN
+                     tool open: open_block -> TOOL
+                     payload open: open_payload -> TOOL
+                     end: wait
+    REASONING_START  reasoning open: leading_open -> REASONING
+                     reasoning close, framing: close_reasoning -> PLAIN
+                     tool open: open_block -> TOOL
+                     payload open: open_payload -> TOOL
+                     end: wait
+                     text end: -> REASONING
+    REASONING        reasoning close, framing: close_reasoning -> PLAIN
+                     tool open: open_block -> TOOL
+                     payload open: open_payload -> TOOL
+                     end: wait
+    TOOL             open: wait
+                     closed: end_block -> AFTER_BLOCK
+                     rejected: replay_opening -> RESUME
+                     truncated: record_cut -> AFTER_BLOCK
+    AFTER_BLOCK      tool open, payload open: drop_separator -> RESUME
+                     text: -> RESUME
+                     end: wait
 
-(``.``: the state's lexer cannot report it, declared in ``routing.NEVER`` and checked at import.)
+A mark missing from a state's row is one its lexer cannot report (``routing.NEVER``; the
+table is checked whole at import).  "end" is the buffered text holding no whole marker (it
+went out as text, a possible partial marker held); "text end" is that, not only whitespace,
+at the reply's start.  In TOOL the marks are the block parser's verdicts.
+
 A stray close tag in content is looked for only when the reasoning parser drops it; a leading
 reasoning open tag is dropped unless text came before it; a reasoning parser may say that a
 call ends reasoning (Gemma 4): the block then returns to PLAIN.  Whitespace is text except the
@@ -46,8 +61,8 @@ from ..request import ParserRequest
 from ..tools.base import OPEN, REJECTED, TRUNCATED, BlockStep, Deltas, DroppedCall, ToolParser, build_tool_calls
 from .block import NoTools, ToolBlock
 from .label import OpenTagLabel
-from .lexers import Lexers
-from .routing import NEVER, RESUME, RETURNS_TO, ROUTING, STOPS, Mark, RouterMarkers, State
+from .lexers import Lexers, RouterMarkers
+from .routing import NEVER, RESUME, RETURNS_TO, ROUTING, STOPS, Mark, State
 from .text_lane import TextLane, append_text
 from .tokens import ReasoningTokenCounter
 

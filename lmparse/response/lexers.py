@@ -10,14 +10,16 @@ begins after the open tag's label (``OpenTagLabel``), which the reasoning lexer 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..markers import MarkerSet, skip_ws
+from ..reasoning import ReasoningParser
 from ..tools.base import Deltas, ToolParser
 from .label import OpenTagLabel
-from .routing import Mark, RouterMarkers
+from .routing import Mark
 from .text_lane import append_text
 
-__all__ = ["Lexers"]
+__all__ = ["Lexers", "RouterMarkers"]
 
 _END, _TEXT_END, _TEXT, _BARE_START = Mark.END, Mark.TEXT_END, Mark.TEXT, Mark.BARE_START
 # A whole special token as chat templates spell them: ``<|name|>``, or DeepSeek's ``<｜name｜``.
@@ -33,6 +35,47 @@ def _cut_off(tail: str, tool_parser: ToolParser, open_tags: dict[str, str]) -> b
         return False
     tool_parser.record_cut(tail)
     return True
+
+
+class RouterMarkers(NamedTuple):
+    """What the lexers look for, from the tool and reasoning parsers the router drives."""
+
+    kind_of: dict[str, Mark]  # every marker below -> what it is
+    open: MarkerSet  # the tool and payload open tags, bare (after a block)
+    # Shared between parsers (cached by content).  At the start of a reply that begins in
+    # reasoning, an explicit open tag is dropped: ``leading`` looks for it.
+    plain: MarkerSet
+    reasoning: MarkerSet
+    leading: MarkerSet
+    start_tag: str | None
+    call_ends_reasoning: bool  # a call ends reasoning (Gemma 4): its close tag may come later, stray
+    # An open tag with the whitespace the template writes before it (``block_lead``, or
+    # its end) -> the tag: that whitespace is the block's.  Bare tags map to themselves.
+    tag_of: dict[str, str]
+    separator: str | None  # what the template writes between two blocks (``block_separator``)
+
+    @classmethod
+    def of(cls, tool: ToolParser, reasoning_parser: ReasoningParser | None) -> RouterMarkers:
+        payload_tags, block_tags, lead = tool.payload_open_tags, tool.tool_open_tags, tool.block_lead
+        tag_of = {lead[i:] + tag: tag for tag in block_tags for i in range(len(lead) + 1)}
+        tag_of.update((tag, tag) for tag in payload_tags)
+        start = end = None
+        ends = stray_end = False
+        framing = tool.framing_markers
+        if reasoning := reasoning_parser:
+            start, end, ends = reasoning.start_tag, reasoning.end_tag, reasoning.tool_call_ends_reasoning
+            stray_end = ends or reasoning.bare_end_tag_dropped  # a close tag in content is dropped
+            framing = (*framing, *reasoning.framing_markers)
+        # Where one string is two kinds of marker, the later kind wins: an open tag, then
+        # framing or a close tag (the same plans everywhere), then the reasoning open tag.
+        kind_of = {m: Mark.REASONING_OPEN for m in (start,) if m}
+        kind_of.update((m, Mark.REASONING_CLOSE) for m in (end,) if m)
+        kind_of.update((m, Mark.FRAMING) for m in framing if m)
+        kind_of.update((m, Mark.PAYLOAD_OPEN if tag in payload_tags else Mark.TOOL_OPEN) for m, tag in tag_of.items())
+        stray = (end,) if stray_end else ()
+        return cls(kind_of, MarkerSet.of((*block_tags, *payload_tags)),
+                   MarkerSet.of((start, *stray, *framing, *tag_of)), MarkerSet.of((end, *framing, *tag_of)),
+                   MarkerSet.of((start, end, *framing, *tag_of)), start, ends, tag_of, tool.block_separator)
 
 
 class Lexers:

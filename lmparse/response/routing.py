@@ -19,12 +19,9 @@ import enum
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from ..markers import MarkerSet
-from ..reasoning import ReasoningParser
-from ..tools.base import ToolParser
 
 __all__ = ["State", "Mark", "Plan", "RESUME", "ROUTING", "NEVER", "RETURNS_TO", "WAITS", "STOPS", "check_routing",
-           "RouterMarkers"]
+           "describe_routing"]
 
 
 class State(enum.IntEnum):  # IntEnum: members index the compiled table's tuples in C
@@ -161,42 +158,22 @@ def check_routing(routing: Mapping[State, Mapping[Mark, Plan]], never: Mapping[S
 check_routing(ROUTING, NEVER)
 
 
-class RouterMarkers(NamedTuple):
-    """What the lexers look for, from the tool and reasoning parsers the router drives."""
+_WORDS = {Mark.REASONING_OPEN: "reasoning open", Mark.REASONING_CLOSE: "reasoning close", Mark.FRAMING: "framing",
+          Mark.TOOL_OPEN: "tool open", Mark.PAYLOAD_OPEN: "payload open", Mark.BARE_START: "bare start",
+          Mark.TEXT: "text", Mark.END: "end", Mark.TEXT_END: "text end", Mark.BLOCK_OPEN: "open",
+          Mark.BLOCK_CLOSED: "closed", Mark.BLOCK_REJECTED: "rejected", Mark.BLOCK_TRUNCATED: "truncated"}
 
-    kind_of: dict[str, Mark]  # every marker below -> what it is
-    open: MarkerSet  # the tool and payload open tags, bare (after a block)
-    # Shared between parsers (cached by content).  At the start of a reply that begins in
-    # reasoning, an explicit open tag is dropped: ``leading`` looks for it.
-    plain: MarkerSet
-    reasoning: MarkerSet
-    leading: MarkerSet
-    start_tag: str | None
-    call_ends_reasoning: bool  # a call ends reasoning (Gemma 4): its close tag may come later, stray
-    # An open tag with the whitespace the template writes before it (``block_lead``, or
-    # its end) -> the tag: that whitespace is the block's.  Bare tags map to themselves.
-    tag_of: dict[str, str]
-    separator: str | None  # what the template writes between two blocks (``block_separator``)
 
-    @classmethod
-    def of(cls, tool: ToolParser, reasoning_parser: ReasoningParser | None) -> RouterMarkers:
-        payload_tags, block_tags, lead = tool.payload_open_tags, tool.tool_open_tags, tool.block_lead
-        tag_of = {lead[i:] + tag: tag for tag in block_tags for i in range(len(lead) + 1)}
-        tag_of.update((tag, tag) for tag in payload_tags)
-        start = end = None
-        ends = stray_end = False
-        framing = tool.framing_markers
-        if reasoning := reasoning_parser:
-            start, end, ends = reasoning.start_tag, reasoning.end_tag, reasoning.tool_call_ends_reasoning
-            stray_end = ends or reasoning.bare_end_tag_dropped  # a close tag in content is dropped
-            framing = (*framing, *reasoning.framing_markers)
-        # Where one string is two kinds of marker, the later kind wins: an open tag, then
-        # framing or a close tag (the same plans everywhere), then the reasoning open tag.
-        kind_of = {m: Mark.REASONING_OPEN for m in (start,) if m}
-        kind_of.update((m, Mark.REASONING_CLOSE) for m in (end,) if m)
-        kind_of.update((m, Mark.FRAMING) for m in framing if m)
-        kind_of.update((m, Mark.PAYLOAD_OPEN if tag in payload_tags else Mark.TOOL_OPEN) for m, tag in tag_of.items())
-        stray = (end,) if stray_end else ()
-        return cls(kind_of, MarkerSet.of((*block_tags, *payload_tags)),
-                   MarkerSet.of((start, *stray, *framing, *tag_of)), MarkerSet.of((end, *framing, *tag_of)),
-                   MarkerSet.of((start, end, *framing, *tag_of)), start, ends, tag_of, tool.block_separator)
+def describe_routing(routing: Mapping[State, Mapping[Mark, Plan]] = ROUTING) -> str:
+    """The table as the router's docstring shows it: per state, marks with the same plan on one line."""
+    lines = []
+    for state, row in routing.items():
+        plans: dict[Plan, list[str]] = {}
+        for mark, plan in row.items():
+            plans.setdefault(plan, []).append(_WORDS[mark])
+        cells = [f"{', '.join(marks)}: " + ("wait" if plan == Plan("none", state) else
+                                            (plan.step + " -> " if plan.step != "none" else "-> ")
+                                            + (plan.after.name if plan.after is not None else "RESUME"))
+                 for plan, marks in plans.items()]
+        lines += [f"{state.name if i == 0 else '':<17}{cell}" for i, cell in enumerate(cells)]
+    return "\n".join(lines)
