@@ -66,8 +66,8 @@ class RouterMarkers(NamedTuple):
             start, end, ends = reasoning.start_tag, reasoning.end_tag, reasoning.tool_call_ends_reasoning
             stray_end = ends or reasoning.bare_end_tag_dropped  # a close tag in content is dropped
             framing = (*framing, *reasoning.framing_markers)
-        # Where one string is two kinds of marker, the later kind wins: an open tag, then
-        # framing or a close tag (the same plans everywhere), then the reasoning open tag.
+        # Where one string is two kinds of marker, an open tag wins, then framing or a close
+        # tag (their plans are the same everywhere), then the reasoning open tag.
         kind_of = {m: Mark.REASONING_OPEN for m in (start,) if m}
         kind_of.update((m, Mark.REASONING_CLOSE) for m in (end,) if m)
         kind_of.update((m, Mark.FRAMING) for m in framing if m)
