@@ -263,7 +263,8 @@ class BaseResponseParser(ResponseParser):
     def _none(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
         return end
 
-    _drop = _none  # the marker is consumed, and nothing of it goes out
+    def _drop(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+        return end  # the marker is consumed, and nothing of it goes out
 
     def _open_reasoning(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
         self._label.opened()

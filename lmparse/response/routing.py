@@ -114,10 +114,11 @@ ROUTING: dict[State, dict[Mark, Plan]] = {
 
 # The marks a state's lexer cannot report, and why.
 NEVER: dict[State, frozenset[Mark]] = {
-    # reads only whitespace and the character after it
+    # reads only whitespace and the character after it (the markers are PLAIN's to find)
     _PS: frozenset((*_MARKERS, Mark.TEXT_END, *_VERDICTS)),
-    # an open tag inside content... is the open tag; TEXT only matters at a reply's start
+    # every marker is looked for; a bare start, and where text ends the start, matter only at the start
     _P: frozenset((Mark.BARE_START, Mark.TEXT, Mark.TEXT_END, *_VERDICTS)),
+    # every marker is looked for; text before one is reported with the marker (it decides a leading tag)
     _RS: frozenset((Mark.BARE_START, Mark.TEXT, *_VERDICTS)),
     # a reasoning open tag inside reasoning is text: not looked for
     _R: frozenset((Mark.REASONING_OPEN, Mark.BARE_START, Mark.TEXT, Mark.TEXT_END, *_VERDICTS)),
