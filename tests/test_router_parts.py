@@ -1,7 +1,8 @@
-"""The router's parts on their own: its state table, BlockReplay and ReasoningTokenCounter.
+"""The router's parts on their own: its routing table, TextLane, BlockReplay and ReasoningTokenCounter.
 
-The dialect modules and test_contract.py check what the router emits; these pin the seams
-between it and its two collaborators, the way h11's test_state pins its state machine.
+The dialect modules and test_contract.py check what the router emits; these pin the table
+and the seams between the router and its collaborators, the way h11's test_state pins its
+state machine.
 """
 
 from __future__ import annotations
@@ -9,10 +10,78 @@ from __future__ import annotations
 import pytest
 
 from lmparse import create_parser
+from lmparse.markers import MarkerSet
+from lmparse.response.base import BaseResponseParser
+from lmparse.response.label import OpenTagLabel
 from lmparse.response.replay import BlockReplay
+from lmparse.response.routing import NEVER, RESUME, ROUTING, Mark, Plan, State, check_routing, describe_routing
+from lmparse.response.text_lane import TextLane
 from lmparse.response.tokens import ReasoningTokenCounter
 
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]
+
+
+# ---- the routing table, as data -----------------------------------------------------------------
+
+
+def edited(state: State, mark: Mark, plan: Plan | None) -> dict[State, dict[Mark, Plan]]:
+    """A copy of ROUTING with one entry replaced (None: removed)."""
+    table = {s: dict(row) for s, row in ROUTING.items()}
+    if plan is None:
+        del table[state][mark]
+    else:
+        table[state][mark] = plan
+    return table
+
+
+def test_every_state_and_mark_has_a_plan_or_is_declared_impossible() -> None:
+    check_routing(ROUTING, NEVER)  # as at import
+    for state in State:
+        assert set(ROUTING[state]) | NEVER[state] == set(Mark)
+        assert not set(ROUTING[state]) & NEVER[state]
+
+
+def test_a_missing_plan_fails_the_check() -> None:
+    with pytest.raises(ValueError, match="PLAIN x REASONING_OPEN: neither a plan nor NEVER"):
+        check_routing(edited(State.PLAIN, Mark.REASONING_OPEN, None), NEVER)
+
+
+def test_a_plan_for_a_mark_declared_impossible_fails_the_check() -> None:
+    with pytest.raises(ValueError, match="REASONING x REASONING_OPEN: both a plan and NEVER"):
+        check_routing(edited(State.REASONING, Mark.REASONING_OPEN, Plan("open_reasoning", State.REASONING)), NEVER)
+
+
+def test_only_a_block_can_resume_and_only_an_open_step_enters_a_block() -> None:
+    with pytest.raises(ValueError, match="only a block's end can resume"):
+        check_routing(edited(State.PLAIN, Mark.FRAMING, Plan("drop", RESUME)), NEVER)
+    with pytest.raises(ValueError, match="a block is entered by an open step"):
+        check_routing(edited(State.PLAIN, Mark.FRAMING, Plan("drop", State.TOOL)), NEVER)
+    with pytest.raises(ValueError, match="a block is entered by an open step"):
+        check_routing(edited(State.PLAIN, Mark.TOOL_OPEN, Plan("open_block", State.PLAIN)), NEVER)
+
+
+def test_the_plans_the_hot_path_takes_for_granted_are_checked() -> None:
+    with pytest.raises(ValueError, match="TOOL x BLOCK_OPEN: the router assumes"):
+        check_routing(edited(State.TOOL, Mark.BLOCK_OPEN, Plan("end_block", State.TOOL)), NEVER)
+
+
+def test_every_step_is_a_router_method() -> None:
+    for row in ROUTING.values():
+        for step, _ in row.values():
+            assert callable(getattr(BaseResponseParser, "_" + step))
+
+
+def test_the_router_docstring_shows_the_table_as_it_is() -> None:
+    import lmparse.response.base as base
+
+    table = [line[4:] for line in (base.__doc__ or "").splitlines() if line.startswith("    ")]
+    assert "\n".join(table) == describe_routing()
+
+
+def test_the_state_names_are_the_enum_members() -> None:
+    assert [create_parser(None, r).state for r in (None, "qwen3")] == ["plain", "reasoning_start"]
+    assert {s.name.lower() for s in State} == {"plain_start", "plain", "reasoning_start", "reasoning", "tool",
+                                               "after_block"}
 
 
 # ---- the state table, observed through the read-only ``state`` -------------------------------
@@ -60,6 +129,62 @@ def test_a_rejected_block_returns_to_where_it_came_from() -> None:
     deltas = p.stream_chunk("not json</think>after", final=True)
     assert "".join(d.reasoning_content or "" for d, _ in deltas) == "<tool_call>not json"
     assert p.state == "plain"
+
+
+def test_a_reply_without_tools_opens_no_block_and_drops_nothing() -> None:
+    p = create_parser("qwen", None, request={"tools": TOOLS, "tool_choice": "none"})  # tool markup is content
+    deltas = p.stream_chunk('<tool_call>{"name": "f", "arguments": {}}</tool_call>', final=True)
+    assert "".join(d.content or "" for d, _ in deltas) == '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    assert (p.tool_parser, p.dropped, p.state) == (None, [], "plain")
+
+
+# ---- TextLane -----------------------------------------------------------------------------------
+
+
+def lane(label: OpenTagLabel | None = None) -> TextLane:
+    lane = TextLane(MarkerSet.of(["<think>", "\n<tool_call>"]), MarkerSet.of(["</think>"]),
+                    label or OpenTagLabel("", "<think>"))
+    lane.follow(State.PLAIN)
+    return lane
+
+
+def test_the_lane_takes_text_without_markers_whole() -> None:
+    deltas: list = []
+    assert lane().take("hello there", deltas) == 11
+    assert [(d.content, d.reasoning_content) for d, _ in deltas] == [("hello there", None)]
+
+
+def test_the_lane_holds_what_may_begin_a_marker() -> None:
+    deltas: list = []
+    assert lane().take("a line\n", deltas) == 6
+    assert deltas[0][0].content == "a line"
+
+
+def test_the_lane_leaves_markers_to_the_router() -> None:
+    deltas: list = []
+    assert lane().take("so <think>", deltas) == -1
+    assert deltas == []
+
+
+def test_the_lane_follows_the_router_state() -> None:
+    lane_ = lane()
+    deltas: list = []
+    lane_.follow(State.REASONING)
+    assert lane_.take("<think> is text here", deltas) == 20
+    assert deltas[0][0].reasoning_content == "<think> is text here"
+    for state in (State.TOOL, State.AFTER_BLOCK, State.PLAIN_START, State.REASONING_START):
+        lane_.follow(state)
+        assert lane_.take("text", deltas) == -1
+
+
+def test_the_lane_waits_for_a_reasoning_label() -> None:
+    label = OpenTagLabel("thought\n", "<|channel>")
+    lane_ = lane(label)
+    lane_.follow(State.REASONING)
+    label.opened()
+    assert lane_.take("thought\nhm", []) == -1  # the router skips the label
+    label.pending = False
+    assert lane_.take("hm", []) == 2
 
 
 # ---- BlockReplay -------------------------------------------------------------------------------
