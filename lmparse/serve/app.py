@@ -45,7 +45,7 @@ from .metrics import Metrics, Sample
 from .models import ModelNames, anthropic_model, openai_model
 from .runner import ChatRunner
 from .signing import Signer
-from .tool_choice import constrain
+from .tool_choice import enforce
 from .transport import EventStream, anthropic_path, closing_stream, error_response, json_response
 
 __all__ = ["ModelBinding", "create_app", "simulated_binding", "upstream_binding", "DEFAULT_MAX_BODY_BYTES",
@@ -195,7 +195,7 @@ class _Server:
         and counted."""
         gen_request, opts = parse(body, binding)
         _check_limit(api, body, gen_request.max_tokens, self.max_model_len)
-        check = constrain(gen_request, binding.family, binding.engine.name)  # tool_choice: lmparse.serve.tool_choice
+        gen_request, check = enforce(gen_request, binding.family, binding.engine.name)
         stream = binding.engine.start(gen_request)
         parser = binding.new_parser(gen_request.parser_request, stream.prompt_tail)
         return gen_request, opts, parser, stream, check
