@@ -22,7 +22,7 @@ from lmparse.serve.app import create_app, simulated_binding, upstream_binding  #
 from lmparse.serve.engines.base import GenerationRequest  # noqa: E402
 from lmparse.serve.errors import RequestError  # noqa: E402
 from lmparse.serve.families import get_family  # noqa: E402
-from lmparse.serve.tool_choice import constrain  # noqa: E402
+from lmparse.serve.tool_choice import enforce  # noqa: E402
 
 from .support.model_dir import shared_qwen3_model_dir  # noqa: E402
 from .support.upstream import TOKENIZER, recorded  # noqa: E402
@@ -38,17 +38,17 @@ def _request(tool_choice: Any, parallel: bool = True, thinking: bool | None = No
     body: dict[str, Any] = {"tools": TOOLS, "tool_choice": tool_choice, "parallel_tool_calls": parallel}
     if thinking is not None:
         body["chat_template_kwargs"] = {"enable_thinking": thinking}
-    return GenerationRequest(USER, TOOLS, normalize_request(body), parallel_tool_calls=parallel)
+    return GenerationRequest(USER, TOOLS, normalize_request(body))
 
 
-# ---- constrain(): what each engine is given ------------------------------------------------------
+# ---- enforce(): what each engine is given ------------------------------------------------------
 
 
 def test_required_on_vllm_and_sglang_is_a_structural_tag_that_demands_a_call() -> None:
     for engine in ("vllm", "sglang"):
-        request = _request("required", parallel=False)
-        check = constrain(request, get_family("qwen3"), engine)
-        assert check is not None and request.constraint is not None
+        given = _request("required", parallel=False)
+        request, check = enforce(given, get_family("qwen3"), engine)
+        assert check is not None and request.constraint is not None and given.constraint is None
         tag = json.loads(request.constraint["structural_tag"])
         calls = tag["format"]["elements"][-1]  # after the optional <think> block
         assert calls["type"] == "tags_with_separator" and calls["at_least_one"] and calls["stop_after_first"]
@@ -58,8 +58,8 @@ def test_required_on_vllm_and_sglang_is_a_structural_tag_that_demands_a_call() -
 
 
 def test_a_named_tool_on_llamacpp_is_a_grammar_for_that_tool_alone() -> None:
-    request = _request({"type": "function", "function": {"name": "get_time"}}, thinking=False)
-    constrain(request, get_family("qwen3"), "llamacpp")
+    request, _ = enforce(_request({"type": "function", "function": {"name": "get_time"}}, thinking=False),
+                         get_family("qwen3"), "llamacpp")
     assert request.constraint is not None
     grammar = request.constraint["grammar"]
     assert grammar.startswith("root ::= call\n")  # thinking off: no reasoning block, one call
@@ -67,13 +67,14 @@ def test_a_named_tool_on_llamacpp_is_a_grammar_for_that_tool_alone() -> None:
 
 
 def test_auto_needs_no_constraint_and_no_check() -> None:
-    request = _request("auto")
-    assert constrain(request, get_family("qwen3"), "vllm") is None and request.constraint is None
+    given = _request("auto")
+    request, check = enforce(given, get_family("qwen3"), "vllm")
+    assert check is None and request is given and request.constraint is None
 
 
 def test_gpt_oss_on_vllm_is_a_harmony_structural_tag_after_its_analysis() -> None:
-    request = _request({"type": "function", "function": {"name": "get_weather"}})
-    constrain(request, get_family("gpt-oss"), "vllm")
+    request, _ = enforce(_request({"type": "function", "function": {"name": "get_weather"}}),
+                         get_family("gpt-oss"), "vllm")
     assert request.constraint is not None
     thought, _, calls = json.loads(request.constraint["structural_tag"])["format"]["elements"]
     assert thought["content"]["begin"] == "<|channel|>analysis<|message|>"
@@ -84,7 +85,7 @@ def test_gpt_oss_on_vllm_is_a_harmony_structural_tag_after_its_analysis() -> Non
 @pytest.mark.parametrize(("family", "engine"), [("qwen3", "lmdeploy"), ("gpt-oss", "lmdeploy")])
 def test_required_where_nothing_can_enforce_it_is_a_400(family: str, engine: str) -> None:
     with pytest.raises(RequestError) as caught:
-        constrain(_request("required"), get_family(family), engine)
+        enforce(_request("required"), get_family(family), engine)
     assert caught.value.status == 400 and caught.value.param == "tool_choice"
     assert f"cannot be enforced for {family} on {engine}" in caught.value.message
 

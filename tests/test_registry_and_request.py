@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from lmparse import ReasoningParserManager, ToolParserManager, create_parser, normalize_request
+from lmparse.constrain import gbnf_for, structural_tag_for
 from lmparse.registry import Registry
+from lmparse.request import AUTO, NO_TOOLS, REQUIRED, Allowed, Named, ParserRequest
 
 TOOLS = [
     {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}},
@@ -54,6 +56,53 @@ def test_tool_choice_forms():
                         "allowed_tools": {"mode": "required", "tools": [{"type": "function", "function": {"name": "f"}}]}},
     })
     assert (r.tool_choice, r.allowed_names) == ("required", {"f"})
+
+
+def test_tool_choice_is_normalized_to_one_variant():
+    assert normalize_request({"tools": TOOLS}).choice == AUTO
+    assert normalize_request({}).choice == NO_TOOLS  # no tools: nothing to call
+    assert normalize_request({"tools": TOOLS, "tool_choice": "none"}).choice == NO_TOOLS
+    assert normalize_request({"tools": TOOLS, "tool_choice": "required"}).choice == REQUIRED
+    named = normalize_request({"tools": TOOLS, "tool_choice": {"type": "function", "function": {"name": "g"}}})
+    assert named.choice == Named("g") and named.choice != Named("f") and named.single_call
+    allowed = normalize_request({"tools": TOOLS, "tool_choice": {"type": "allowed_tools", "allowed_tools": {
+        "mode": "auto", "tools": [{"type": "function", "function": {"name": "f"}}]}}})
+    assert allowed.choice == Allowed(["f"]) and not allowed.choice.must_call
+    assert [fn["name"] for fn in allowed.callable_tools] == ["f"] and allowed.required_functions is None
+    assert AUTO != NO_TOOLS != REQUIRED and len({AUTO, NO_TOOLS, REQUIRED, Named("f"), Named("f")}) == 4
+
+
+def test_parallel_tool_calls_false_is_max_calls_one():
+    assert normalize_request({"tools": TOOLS, "parallel_tool_calls": False}).max_calls == 1
+    assert normalize_request({"tools": TOOLS, "parallel_tool_calls": True}).max_calls is None
+
+
+def test_the_request_value_is_immutable():
+    request = normalize_request({"tools": TOOLS, "tool_choice": "required"})
+    with pytest.raises(AttributeError):
+        request.max_calls = 1  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        request.tools["h"] = {"name": "h"}  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        Named("f").name = "g"  # type: ignore[misc]
+
+
+def test_a_request_built_from_its_parts_equals_the_normalized_one():
+    functions = {"f": {"name": "f", "description": None, "parameters": {"type": "object"}}}
+    built = ParserRequest(functions, Named("f"), max_calls=1, thinking=False)
+    parsed = normalize_request({"tools": TOOLS[:1], "tool_choice": {"type": "function", "function": {"name": "f"}},
+                                "parallel_tool_calls": False, "chat_template_kwargs": {"enable_thinking": False}})
+    assert (built.tool_choice, built.forced_name, built.allowed_names, built.max_calls, built.thinking) == (
+        parsed.tool_choice, parsed.forced_name, parsed.allowed_names, parsed.max_calls, parsed.thinking)
+    assert dict(built.tools) == dict(parsed.tools)
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "function": {"name": "g"}}, {"name": "g"}])
+def test_the_constraint_builders_take_the_value_or_the_raw_fields_alike(choice):
+    typed = choice if "type" in choice or isinstance(choice, str) else {"type": "function", **choice}
+    request = normalize_request({"tools": TOOLS, "tool_choice": typed, "parallel_tool_calls": False})
+    assert structural_tag_for("qwen3", request) == structural_tag_for("qwen3", TOOLS, choice, False)
+    assert gbnf_for("qwen3", request) == gbnf_for("qwen3", TOOLS, choice, parallel=False)
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 """Enforced tool_choice: generation constraints built from each dialect's own call syntax.
 
-``constraint_for(dialect, engine, tools, tool_choice, parallel)`` gives what an upstream
-engine needs so that ``tool_choice: "required"`` or a named tool (and, with them,
-``parallel_tool_calls: false``) is structured generation, not a hope:
+``constraint_for(dialect, engine, request)`` gives what an upstream engine needs so that a
+``ParserRequest`` whose tool choice must call (``Required``, ``Named``, ``Allowed`` with
+``required``; with them, ``max_calls`` 1) is structured generation, not a hope:
 
 * vLLM and SGLang: ``{"structural_tag": "<JSON>"}`` (an XGrammar structural tag; vLLM
   reads it in ``structured_outputs``, SGLang in ``sampling_params``);
@@ -11,7 +11,10 @@ engine needs so that ``tool_choice: "required"`` or a named tool (and, with them
 ``None`` means no constraint is needed (``auto``, ``none``); ``Unconstrainable`` (a
 ``ValueError``) that the dialect or the engine has no way to enforce it: the server answers
 400 rather than generate unenforced.  ``gbnf_for`` and ``structural_tag_for`` are the
-builders themselves, ``check_calls`` the verdict on a finished reply.
+builders themselves, ``check_calls`` the verdict on a finished reply.  The request is the
+normalized value (``lmparse.request``); the builders still take the raw OpenAI
+``tools, tool_choice, parallel`` the engine plugins hold, normalized here once
+(``legacy_request``).
 """
 
 from __future__ import annotations
@@ -21,13 +24,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..registry import ResponseParserManager, ToolParserManager
+from ..request import ParserRequest, normalize_request
 from ..tools.syntax import CallSyntax
 from .check import check_calls, schema_errors
 from .gbnf import calls_grammar
 from .structural import structural_tag
 
 __all__ = ["Unconstrainable", "constraint_for", "gbnf_for", "structural_tag_for", "chosen_functions",
-           "dialect_syntax", "check_calls", "schema_errors", "ENGINE_FIELDS", "Reasoning"]
+           "legacy_request", "dialect_syntax", "check_calls", "schema_errors", "ENGINE_FIELDS", "Reasoning"]
 
 # (start tag or None, end tag, whether the reply starts inside the reasoning block)
 Reasoning = tuple[str | None, str, bool]
@@ -41,7 +45,7 @@ class Unconstrainable(ValueError):
 
 def _functions(tools: Any) -> list[dict[str, Any]]:
     """OpenAI tools (``{"type": "function", "function": {...}}``), bare function dicts, or a
-    name -> function mapping (``ParserRequest.tools``), as function dicts."""
+    name -> function mapping, as function dicts."""
     items = tools.values() if isinstance(tools, Mapping) else tools or ()
     out = []
     for tool in items:
@@ -51,21 +55,27 @@ def _functions(tools: Any) -> list[dict[str, Any]]:
     return out
 
 
+def legacy_request(tools: Any, tool_choice: Any, parallel: bool = True) -> ParserRequest:
+    """The request value for the raw OpenAI fields an engine plugin holds: ``tools`` as OpenAI
+    tools, bare function dicts or a name -> function mapping; ``tool_choice`` a string or an
+    object (a named tool may leave out ``type``).  A bad choice is a ``ValueError``."""
+    if isinstance(tool_choice, Mapping) and tool_choice.get("type") is None:
+        tool_choice = {**tool_choice, "type": "function"}
+    return normalize_request({"tools": [{"type": "function", "function": fn} for fn in _functions(tools)],
+                              "tool_choice": tool_choice, "parallel_tool_calls": parallel})
+
+
+def _request(request: ParserRequest | Any, tool_choice: Any, parallel: bool) -> ParserRequest:
+    """``request`` itself, or (the builders' older form) the value made of raw tools, choice, parallel."""
+    if isinstance(request, ParserRequest):
+        return request
+    return legacy_request(request, tool_choice, parallel)
+
+
 def chosen_functions(tools: Any, tool_choice: Any) -> list[dict[str, Any]] | None:
-    """The functions one of which the reply must call, or None when it need not call any."""
-    functions = _functions(tools)
-    if isinstance(tool_choice, Mapping):
-        fn = tool_choice.get("function")
-        name = fn.get("name") if isinstance(fn, Mapping) else tool_choice.get("name")
-        named = [f for f in functions if f["name"] == name]
-        if not named:
-            raise ValueError(f"tool_choice names tool {name!r}, which is not in tools")
-        return named
-    if tool_choice == "required":
-        if not functions:
-            raise ValueError("tool_choice 'required' needs a non-empty tools list")
-        return functions
-    return None
+    """The functions one of which the reply must call, or None when it need not call any
+    (``ParserRequest.required_functions`` for the raw OpenAI fields)."""
+    return legacy_request(tools, tool_choice).required_functions
 
 
 def _describer(dialect: str | None) -> Any:
@@ -86,37 +96,39 @@ def dialect_syntax(dialect: str | None) -> CallSyntax:
     return syntax
 
 
-def _single(tool_choice: Any, parallel: bool) -> bool:
-    return isinstance(tool_choice, Mapping) or not parallel  # a named tool is called once, as vLLM does
-
-
-def gbnf_for(dialect: str, tools: Any, tool_choice: Any, parallel: bool = True,
+def gbnf_for(dialect: str, request: ParserRequest | Any, tool_choice: Any = None, parallel: bool = True,
              reasoning: Reasoning | None = None) -> str | None:
-    """llama.cpp's ``grammar`` for a reply that must call a tool (None when it need not)."""
-    functions = chosen_functions(tools, tool_choice)
+    """llama.cpp's ``grammar`` for a reply to ``request`` that must call a tool (None when it
+    need not).  ``request`` may also be raw OpenAI tools, with ``tool_choice`` and ``parallel``."""
+    request = _request(request, tool_choice, parallel)
+    functions = request.required_functions
     if functions is None:
         return None
-    return calls_grammar(dialect_syntax(dialect), functions, _single(tool_choice, parallel), reasoning)
+    return calls_grammar(dialect_syntax(dialect), functions, request.single_call, reasoning)
 
 
-def structural_tag_for(dialect: str, tools: Any, tool_choice: Any, parallel: bool = True,
+def structural_tag_for(dialect: str, request: ParserRequest | Any, tool_choice: Any = None, parallel: bool = True,
                        reasoning: Reasoning | None = None) -> dict[str, Any] | None:
-    """The XGrammar structural tag for a reply that must call a tool (None when it need not)."""
-    functions = chosen_functions(tools, tool_choice)
+    """The XGrammar structural tag for a reply to ``request`` that must call a tool (None when
+    it need not); ``request`` as in ``gbnf_for``."""
+    request = _request(request, tool_choice, parallel)
+    functions = request.required_functions
     if functions is None:
         return None
-    return structural_tag(dialect_syntax(dialect), functions, _single(tool_choice, parallel), reasoning)
+    return structural_tag(dialect_syntax(dialect), functions, request.single_call, reasoning)
 
 
-def constraint_for(dialect: str | None, engine: str, tools: Any, tool_choice: Any, parallel: bool = True,
-                   reasoning: Reasoning | None = None) -> dict[str, str] | None:
-    """``{field: value}`` for ``engine``'s request (see the module docstring), or None."""
-    if chosen_functions(tools, tool_choice) is None:
+def constraint_for(dialect: str | None, engine: str, request: ParserRequest | Any, tool_choice: Any = None,
+                   parallel: bool = True, reasoning: Reasoning | None = None) -> dict[str, str] | None:
+    """``{field: value}`` for ``engine``'s request (see the module docstring), or None;
+    ``request`` as in ``gbnf_for``."""
+    request = _request(request, tool_choice, parallel)
+    if request.required_functions is None:
         return None
     field = ENGINE_FIELDS.get(engine)
     if field is None:
         raise Unconstrainable(f"the {engine} engine has no way to constrain generation")
     if field == "grammar":
-        return {field: gbnf_for(dialect or "", tools, tool_choice, parallel, reasoning) or ""}
-    tag = structural_tag_for(dialect or "", tools, tool_choice, parallel, reasoning)
+        return {field: gbnf_for(dialect or "", request, reasoning=reasoning) or ""}
+    tag = structural_tag_for(dialect or "", request, reasoning=reasoning)
     return {field: json.dumps(tag, ensure_ascii=False)}

@@ -21,6 +21,7 @@ from collections.abc import AsyncGenerator
 import jiter
 import orjson
 
+from ..request import AUTO, NO_TOOLS, REQUIRED, Named, ParserRequest, ToolChoice
 from .content import anthropic_blocks_text, anthropic_text
 from .engines.base import GenerationRequest, assistant_message
 from .errors import anthropic_error_body as error_body
@@ -28,7 +29,7 @@ from .runner import ChatRunner, HeldSpace
 from .signing import Signer
 from .sampling import extra_fields, parse_sampling
 from .validate import (ANTHROPIC_SAMPLING, arguments_json, check_sampling, joined_text, optional_bool,
-                       optional_int, optional_str, parser_request, require, stop_list)
+                       optional_int, optional_str, require, stop_list)
 
 __all__ = ["parse_request", "stream_response", "complete_response", "error_body", "AnthropicOptions"]
 
@@ -155,24 +156,24 @@ def _tools(raw: Any) -> tuple[list[dict], list[str]]:
     return tools, ignored
 
 
-def _tool_choice(raw: Any, names: list[str]) -> tuple[Any, bool]:
-    """OpenAI's tool_choice for Anthropic's, and whether parallel calls are allowed."""
+def _tool_choice(raw: Any, names: list[str]) -> tuple[ToolChoice | None, bool]:
+    """Anthropic's tool_choice as the request value's, and whether parallel calls are allowed."""
     if raw is None:
         return None, True
     require(isinstance(raw, dict), "tool_choice must be an object", "tool_choice")
     kind = raw.get("type")
     parallel = not optional_bool(raw, "disable_parallel_tool_use", path="tool_choice.disable_parallel_tool_use")
     if kind in ("auto", "none"):
-        return kind, parallel
+        return (AUTO if kind == "auto" else NO_TOOLS), parallel
     if kind == "any":
         require(bool(names), "tool_choice any needs a non-empty tools list", "tool_choice.type")
-        return "required", parallel
+        return REQUIRED, parallel
     if kind == "tool":
         name = raw.get("name")
         require(isinstance(name, str) and name in names,
                 f"tool_choice.name must name one of the tools ({', '.join(names) or 'none'}); got {name!r}",
                 "tool_choice.name")
-        return {"type": "function", "function": {"name": name}}, parallel
+        return Named(name), parallel
     require(False, f"tool_choice.type must be auto, any, tool or none; got {kind!r}", "tool_choice.type")
     return None, True
 
@@ -237,15 +238,15 @@ def parse_request(body: Any, default_model: str, signer: Signer,
     for i, raw in enumerate(raw_messages):
         messages.extend(_convert_message(raw, i, signer))
     tools, ignored = _tools(body.get("tools"))
-    choice, parallel = _tool_choice(body.get("tool_choice"), [t["function"]["name"] for t in tools])
-    openai_shape: dict[str, Any] = {"tools": tools, "tool_choice": choice}
+    functions = {t["function"]["name"]: t["function"] for t in tools}
+    choice, parallel = _tool_choice(body.get("tool_choice"), list(functions))
     thinking = _thinking(body.get("thinking"))
-    if thinking is not None:
-        openai_shape["chat_template_kwargs"] = {"enable_thinking": thinking}
+    parsed = ParserRequest(functions, choice, max_calls=None if parallel else 1, thinking=thinking,
+                           template_kwargs=None if thinking is None else {"enable_thinking": thinking})
     effort, response_format = _output_config(body.get("output_config"))
-    request = GenerationRequest(messages, tools, parser_request(openai_shape), max_tokens=max_tokens,
+    request = GenerationRequest(messages, tools, parsed, max_tokens=max_tokens,
                                 stop=stop_list(body.get("stop_sequences"), "stop_sequences"),
-                                parallel_tool_calls=parallel, response_format=response_format,
+                                response_format=response_format,
                                 reasoning_effort=effort, sampling=sampling, extra=extra_fields(body))
     return request, AnthropicOptions(model, optional_bool(body, "stream"), signer, ignored)
 

@@ -138,7 +138,6 @@ def parse_request(body: Any, default_model: str, reasoning_field: str) -> tuple[
         stop=stop_list(body.get("stop"), "stop"),
         logprobs=logprobs,
         top_logprobs=top,
-        parallel_tool_calls=optional_bool(body, "parallel_tool_calls", True),
         response_format=response_format(body.get("response_format")),
         reasoning_effort=optional_str(body, "reasoning_effort"),
         sampling=parse_sampling(body),

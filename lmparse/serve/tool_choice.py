@@ -1,9 +1,10 @@
 """Enforced tool_choice in the serving path: the constraint an engine gets, and the verdict after.
 
-``constrain(request, binding)`` runs before a generation starts: ``parallel_tool_calls:
-false`` makes the parser keep only the first call (later ones go to ``dropped``, on every
-engine), and ``tool_choice: "required"`` or a named tool puts the family's constraint on
-the request (``GenerationRequest.constraint``, from ``lmparse.constrain.constraint_for``):
+``enforce(request, family, engine)`` runs before a generation starts.  The request's
+``ParserRequest`` already says everything (normalized once by the API's adapter:
+``parallel_tool_calls: false`` is its ``max_calls`` 1, so the parser keeps only the first
+call on every engine); a tool choice that must call (``required``, a named tool) gives a
+new ``GenerationRequest`` carrying the family's constraint (``lmparse.constrain.constraint_for``):
 an XGrammar structural tag for vLLM and SGLang, a GBNF grammar for llama.cpp.  The
 simulated engine obeys tool_choice by construction and needs none; an engine or family
 with no way to constrain (LMDeploy; a family without a tool dialect) is a 400 saying so,
@@ -19,13 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..constrain import Unconstrainable, check_calls, chosen_functions, constraint_for
+from ..constrain import Reasoning, Unconstrainable, check_calls, constraint_for
 from ..registry import ReasoningParserManager, ResponseParserManager
 from ..request import ParserRequest
 from .engines.base import GenerationRequest
 from .errors import RequestError
 
-__all__ = ["constrain", "CallCheck", "ToolChoiceUnmet", "UPSTREAM_ENGINES"]
+__all__ = ["enforce", "CallCheck", "ToolChoiceUnmet", "UPSTREAM_ENGINES"]
 
 UPSTREAM_ENGINES = ("vllm", "sglang", "lmdeploy", "llamacpp")
 
@@ -39,24 +40,12 @@ class ToolChoiceUnmet(RequestError):
         super().__init__(reason, None, status=502, kind="server_error", code="tool_choice_unmet")
 
 
-def _choice(pr: ParserRequest) -> Any:
-    """The request's tool_choice in OpenAI's shape, as ``lmparse.constrain`` reads it."""
-    if pr.forced_name:
-        return {"type": "function", "function": {"name": pr.forced_name}}
-    return pr.tool_choice
-
-
-def _tools(pr: ParserRequest) -> list[dict]:
-    """The tools a call may name (``allowed_tools`` narrows them)."""
-    return [fn for name, fn in pr.tools.items() if pr.allowed_names is None or name in pr.allowed_names]
-
-
 def _dialect(family: Any) -> str | None:
     """What describes the family's calls: its tool parser, else its response parser (Harmony)."""
     return family.tool_parser or (family.response_parser if family.response_parser != "default" else None)
 
 
-def _reasoning(family: Any, pr: ParserRequest) -> tuple[str | None, str, bool] | None:
+def _reasoning(family: Any, pr: ParserRequest) -> Reasoning | None:
     """The reasoning block a constrained reply may start with (None: thinking is off, or none)."""
     if pr.thinking is False:
         return None
@@ -67,27 +56,24 @@ def _reasoning(family: Any, pr: ParserRequest) -> tuple[str | None, str, bool] |
     return block() if block is not None else None
 
 
-def constrain(request: GenerationRequest, family: Any, engine: str) -> CallCheck | None:
-    """Put the constraint on ``request`` for ``family`` served by ``engine`` (a 400 when it
-    cannot be enforced); the check its reply must pass, if any."""
+def enforce(request: GenerationRequest, family: Any, engine: str) -> tuple[GenerationRequest, CallCheck | None]:
+    """``request`` as ``engine`` must get it for ``family`` (a new one carrying the constraint
+    when the tool choice must call; a 400 when that cannot be enforced), and the check its
+    reply must pass, if any."""
     pr = request.parser_request
-    if not request.parallel_tool_calls:
-        pr.max_calls = 1
-    if not pr.tools_enabled:
-        return None
-    functions = chosen_functions(_tools(pr), _choice(pr))
+    functions = pr.required_functions
     if functions is None:
-        return None
+        return request, None
     # In-process engines (the simulated model) call what tool_choice asks for; the check
     # below still judges their replies.
     if engine in UPSTREAM_ENGINES:
         try:
-            request.constraint = constraint_for(_dialect(family), engine, functions, _choice(pr),
-                                                request.parallel_tool_calls, _reasoning(family, pr))
+            request = request.constrained(constraint_for(_dialect(family), engine, pr,
+                                                         reasoning=_reasoning(family, pr)))
         except Unconstrainable as exc:
             raise RequestError(f"tool_choice cannot be enforced for {family.name} on {engine}: {exc}; "
                                "use tool_choice auto", "tool_choice") from None
-    return CallCheck(functions)
+    return request, CallCheck(functions)
 
 
 class CallCheck:

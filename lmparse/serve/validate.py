@@ -1,4 +1,4 @@
-"""Request checks shared by both APIs: each failure is a RequestError naming the field."""
+"""Request checks shared by the APIs: each failure is a RequestError naming the field."""
 
 from __future__ import annotations
 
@@ -159,7 +159,9 @@ def arguments_json(value: Any, path: str) -> str:
 
 
 def parser_request(request: dict) -> ParserRequest:
-    """lmparse's own normalization (tools, tool_choice, thinking switches) as a 400."""
+    """An OpenAI Chat request as the request value (``lmparse.request.normalize_request``), a
+    mistake as a 400 naming the field.  The Responses and Anthropic adapters build theirs
+    from their own fields."""
     try:
         return normalize_request(request)
     except ValueError as exc:

@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ...request import Named
 from ...schema import schema_type
 from .base import GenerationRequest
 
@@ -351,19 +352,19 @@ def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
     pr = request.parser_request
     user_text, turns = _conversation(request.messages)
     results = _tool_results(turns)
-    callable_names = [n for n in pr.tools if pr.allowed_names is None or n in pr.allowed_names] \
-        if pr.tools_enabled else []
+    callable_names = [fn["name"] for fn in pr.callable_tools]
     named = _named_tools(user_text, callable_names)
-    if pr.forced_name:
-        names = [pr.forced_name]
-    elif pr.tool_choice == "required" and callable_names:
+    choice = pr.choice
+    if isinstance(choice, Named):
+        names = [choice.name]
+    elif choice.must_call and callable_names:
         names = named or callable_names[:1]
-    elif results or pr.tool_choice != "auto":
+    elif results or choice.mode != "auto":
         names = []
     else:
         names = named
-    if not request.parallel_tool_calls:
-        names = names[:1]
+    if pr.max_calls is not None:
+        names = names[:pr.max_calls]
 
     if names:
         pairs = user_pairs(user_text)

@@ -78,15 +78,17 @@ class GenerationRequest:
     the top level (``extra_body``), each engine taking only those on its allow-list
     (``bodies.EXTRA_FIELDS``).  ``constraint`` is a structured-generation constraint for
     the engine (an XGrammar structural tag, or ``{"grammar": GBNF}`` for llama.cpp) that
-    the body builders put where each engine reads it (``bodies.constrain``)."""
+    the body builders put where each engine reads it (``bodies.constrain``); it is derived
+    from ``parser_request`` (``tool_choice.enforce``, through ``constrained``).  Tools, tool
+    choice, ``parallel_tool_calls`` and the thinking switch are ``parser_request``'s, the
+    one normalized request value."""
 
     __slots__ = ("messages", "tools", "parser_request", "max_tokens", "stop", "logprobs", "top_logprobs",
-                 "thinking", "parallel_tool_calls", "response_format", "reasoning_effort", "sampling", "extra",
-                 "constraint")
+                 "thinking", "response_format", "reasoning_effort", "sampling", "extra", "constraint")
 
     def __init__(self, messages: list[dict], tools: list[dict], parser_request: ParserRequest,
                  max_tokens: int | None = None, stop: list[str] | None = None, logprobs: bool = False,
-                 top_logprobs: int = 0, parallel_tool_calls: bool = True, response_format: dict | None = None,
+                 top_logprobs: int = 0, response_format: dict | None = None,
                  reasoning_effort: str | None = None, sampling: Sampling | None = None,
                  extra: dict[str, Any] | None = None, constraint: dict[str, Any] | None = None) -> None:
         self.messages = messages
@@ -97,12 +99,24 @@ class GenerationRequest:
         self.stop = stop or []
         self.logprobs = logprobs
         self.top_logprobs = top_logprobs
-        self.parallel_tool_calls = parallel_tool_calls
         self.response_format = response_format
         self.reasoning_effort = reasoning_effort
         self.sampling = sampling or Sampling()
         self.extra = extra or {}
         self.constraint = constraint
+
+    @property
+    def parallel_tool_calls(self) -> bool:
+        """``parallel_tool_calls`` as the request gave it (false: at most one call)."""
+        return self.parser_request.max_calls is None
+
+    def constrained(self, constraint: dict[str, Any] | None) -> GenerationRequest:
+        """This request with the engine constraint ``constraint`` (a new value: the original is kept)."""
+        copy = GenerationRequest.__new__(GenerationRequest)
+        for name in GenerationRequest.__slots__:
+            setattr(copy, name, getattr(self, name))
+        copy.constraint = constraint
+        return copy
 
 
 def assistant_message(texts: list[str], reasoning: list[str], calls: list[dict]) -> dict:

@@ -24,9 +24,9 @@ from ..errors import RequestError
 from ..signing import Signer
 from ..sampling import extra_fields, parse_sampling
 from ..validate import (OPENAI_SAMPLING, arguments_json, checked, format_type, optional_bool, optional_int,
-                        optional_number, optional_str, parser_request, require)
+                        optional_number, optional_str, require)
 from .store import ResponseStore
-from .tools import ToolMap, chat_tool_choice, offered_tools
+from .tools import ToolMap, offered_tools, tool_choice
 
 __all__ = ["ResponsesOptions", "parse_request"]
 
@@ -259,7 +259,6 @@ def parse_request(body: Any, default_model: str, signer: Signer,
     max_tokens = optional_int(body, "max_output_tokens")
     request = GenerationRequest(
         messages, functions, parsed, max_tokens=max_tokens, logprobs=opts.logprobs, top_logprobs=top,
-        parallel_tool_calls=optional_bool(body, "parallel_tool_calls", True),
         response_format=_text_format(body.get("text")),
         reasoning_effort=effort if effort not in (None, "none", "minimal") else None,
         sampling=parse_sampling(body), extra=extra_fields(body))
@@ -273,22 +272,23 @@ def parse_request(body: Any, default_model: str, signer: Signer,
 
 def _parser_request(body: dict[str, Any], functions: list[dict[str, Any]], opts: ResponsesOptions,
                     effort: str | None) -> ParserRequest:
-    """The request as the parsers see it, in the Chat Completions shape."""
-    names = [f["function"]["name"] for f in functions]
-    openai_shape: dict[str, Any] = {"tools": functions,
-                                    "tool_choice": chat_tool_choice(body.get("tool_choice"), opts.tools, names)}
+    """The request value the parsers and the constraint read, made once from Responses' fields."""
+    tools = {f["function"]["name"]: f["function"] for f in functions}
+    choice = tool_choice(body.get("tool_choice"), opts.tools, list(tools))
+    parallel = optional_bool(body, "parallel_tool_calls", True)
     kwargs = body.get("chat_template_kwargs")
     require(kwargs is None or isinstance(kwargs, dict), "chat_template_kwargs must be an object",
             "chat_template_kwargs")
+    thinking = None
     for switch in ("enable_thinking", "thinking"):
         value = (kwargs or {}).get(switch)
         require(value is None or isinstance(value, bool), f"chat_template_kwargs.{switch} must be a boolean, got "
                 f"{value!r}", f"chat_template_kwargs.{switch}")
-    if kwargs:
-        openai_shape["chat_template_kwargs"] = kwargs
-    elif effort is not None:  # asking for an effort is asking for reasoning; "none" turns it off
-        openai_shape["chat_template_kwargs"] = {"enable_thinking": effort not in ("none", "minimal")}
-    return parser_request(openai_shape)
+        thinking = value if thinking is None else thinking
+    if not kwargs and effort is not None:  # asking for an effort is asking for reasoning; "none" turns it off
+        thinking = effort not in ("none", "minimal")
+        kwargs = {"enable_thinking": thinking}
+    return ParserRequest(tools, choice, max_calls=None if parallel else 1, thinking=thinking, template_kwargs=kwargs)
 
 
 def _history(previous: str | None, store: ResponseStore | None) -> list[dict]:

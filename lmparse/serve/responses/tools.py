@@ -4,16 +4,17 @@
 tools as a function with one string argument ``input``; any other type is a hosted tool
 (``web_search``, ``file_search`` ...) no local model can run: not offered, and reported.
 ``ToolMap`` turns the model's flat names back into what the client declared, and
-``chat_tool_choice`` turns ``tool_choice`` into the Chat Completions value lmparse.request reads.
+``tool_choice`` turns ``tool_choice`` into the request value's variant (``lmparse.request``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...request import AUTO, NO_TOOLS, REQUIRED, Allowed, Named, ToolChoice
 from ..validate import check_schema, checked, require
 
-__all__ = ["ToolMap", "offered_tools", "chat_tool_choice", "NAMESPACE_SEPARATOR"]
+__all__ = ["ToolMap", "offered_tools", "tool_choice", "NAMESPACE_SEPARATOR"]
 
 NAMESPACE_SEPARATOR = "__"
 
@@ -110,19 +111,21 @@ def offered_tools(raw: Any, tool_map: ToolMap, ignored: list[str]) -> list[dict]
     return functions
 
 
-def chat_tool_choice(raw: Any, tool_map: ToolMap, names: list[str]) -> Any:
-    """Responses ``tool_choice`` as the Chat Completions value lmparse.request reads."""
-    if raw is None or raw in ("auto", "none", "required"):
+def tool_choice(raw: Any, tool_map: ToolMap, names: list[str]) -> ToolChoice | None:
+    """Responses ``tool_choice`` as the request value's variant (None: the default, by tools)."""
+    if raw is None:
+        return None
+    if raw in ("auto", "none", "required"):
         if raw == "required":
             require(bool(names), "tool_choice 'required' needs at least one function or custom tool", "tool_choice")
-        return raw
+        return REQUIRED if raw == "required" else AUTO if raw == "auto" else NO_TOOLS
     require(isinstance(raw, dict), "tool_choice must be auto, none, required or an object", "tool_choice")
     kind = raw.get("type")
     if kind in ("function", "custom"):
         name = raw.get("name")
         require(isinstance(name, str) and tool_map.kind_of(name) == kind,
                 f"tool_choice names {kind} tool {name!r}, which is not in tools", "tool_choice.name")
-        return {"type": "function", "function": {"name": tool_map.flat(name)}}
+        return Named(tool_map.flat(name))
     if kind == "allowed_tools":
         mode = raw.get("mode", "auto")
         require(mode in ("auto", "required"), f"tool_choice.mode must be auto or required, got {mode!r}",
@@ -135,7 +138,7 @@ def chat_tool_choice(raw: Any, tool_map: ToolMap, names: list[str]) -> Any:
             param = f"tool_choice.tools[{i}]"
             name = checked(tool.get("name") if isinstance(tool, dict) else None, str, unnamed, param)
             require(tool_map.kind_of(name) is not None, unnamed, param)
-            allowed.append({"type": "function", "function": {"name": tool_map.flat(name)}})
-        return {"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": allowed}}
+            allowed.append(tool_map.flat(name))
+        return Allowed(allowed, required=mode == "required")
     require(False, f"tool_choice forces the hosted tool {kind!r}, which a local model cannot run", "tool_choice.type")
     return None

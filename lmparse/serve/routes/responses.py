@@ -1,0 +1,52 @@
+"""OpenAI ``POST /v1/responses`` and the stored responses, ``GET`` / ``DELETE /v1/responses/{id}``
+(``lmparse.serve.responses`` converts, answers and stores)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .. import responses
+from ..errors import RequestError
+from ..signing import Signer
+from ..transport import EventStream, json_response
+from .generation import Generating
+
+__all__ = ["routes"]
+
+
+def routes(generating: Generating, signer: Signer, store: responses.ResponseStore | None) -> list[Route]:
+    edge = generating.edge
+
+    async def create(request: Request) -> Response | EventStream:
+        return await generating(request, "responses", responses, lambda body, binding: responses.parse_request(
+            body, binding.name, signer, store))
+
+    def stored(request: Request) -> tuple[str, dict]:
+        edge.authorize(request)
+        response_id = request.path_params["response_id"]
+        found = store.get(response_id) if store is not None else None
+        if found is None:
+            raise RequestError(f"Response with id {response_id!r} not found.", "response_id", status=404,
+                               kind="not_found_error")
+        return response_id, found
+
+    async def get(request: Request) -> Response:
+        try:
+            return json_response(stored(request)[1])
+        except RequestError as exc:
+            return edge.failed(request, "responses", exc)
+
+    async def delete(request: Request) -> Response:
+        try:
+            response_id, _ = stored(request)
+        except RequestError as exc:
+            return edge.failed(request, "responses", exc)
+        if store is not None:  # always: stored() found the response in it
+            store.delete(response_id)
+        return json_response({"id": response_id, "object": "response.deleted", "deleted": True})
+
+    return [Route("/v1/responses", create, methods=["POST"]),
+            Route("/v1/responses/{response_id}", get, methods=["GET"]),
+            Route("/v1/responses/{response_id}", delete, methods=["DELETE"])]
