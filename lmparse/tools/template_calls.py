@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import Deltas, ToolParser
+from .base import MORE, PAYLOAD_CLOSED, Deltas, Payload, PayloadStep, ToolParser
 from .dialects._syntax import arg_start_hook, function_hook, read_until
 from .dialects.gemma4 import Gemma4ToolParser
 from .dialects.pythonic import PythonicToolParser
@@ -41,7 +41,7 @@ class TemplateLiteralCallParser(Gemma4ToolParser):
     bare_start = False  # Gemma 4's own variants (a bare call, ``(...)``) are not the template's
     paren_grammar = None
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> int:
+    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
         return ToolParser._consume_close(self, text, pos, final)
 
 
@@ -54,22 +54,22 @@ class TemplateNamedJsonParser(TemplateLiteralCallParser):
         super()._reset_payload()
         self._arguments = JsonArguments(self._calls)
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> PayloadStep:
         arguments = self._arguments
         pos = arguments.consume(text, pos, deltas, final)
         scanner = arguments.scanner
         if scanner.broken:
             arguments.flush(deltas, complete=False)
-            self._reject(deltas)  # after the name: the call ends with what it had
-        elif scanner.done:
+            return pos, self._reject(deltas)  # after the name: the call ends with what it had
+        if scanner.done:
             arguments.flush(deltas)
             self._end_call(deltas)
-            self._payload_closed = True
-        return pos
+            return pos, PAYLOAD_CLOSED
+        return pos, MORE
 
-    def _finish_payload(self, deltas: Deltas) -> None:
+    def _finish_payload(self, deltas: Deltas) -> Payload:
         self._arguments.flush(deltas, complete=False)  # cut off: a held scalar as written
-        super()._finish_payload(deltas)
+        return super()._finish_payload(deltas)
 
 
 class TemplateXmlToolParser(XmlToolParser):

@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar, Union
 from ..markers import WHITESPACE, MarkerSet
 from ..request import ParserRequest
 from ..schema import canonical_type, schema_type
-from .base import RUN_STEPS, BlockStep, Deltas, ToolParser, run_step
+from .base import MORE, PAYLOAD_CLOSED, RUN, RUN_STEPS, BlockStep, Deltas, Payload, PayloadStep, ToolParser, run_step
 from .calls import new_call_id
 from .json_scanner import JsonValueScanner
 from .syntax import CallSyntax, derive_call_syntax
@@ -209,12 +209,11 @@ class XmlValues(ToolParser):
         self._whole = False  # the arguments object arrives whole, as one JSON value
         self._wrapped = False  # inside ``value_wrapper``
 
-    def _open_value(self, deltas: Deltas, key: str, declared: str | None) -> None:
+    def _open_value(self, deltas: Deltas, key: str, declared: str | None) -> Payload:
         self._value_close, self._value_end = self.arg_value_close, self._arg_end
         self._wrapped = False
         if declared == "arguments" or self._whole:
-            self._open_whole(deltas)
-            return
+            return self._open_whole(deltas)
         header = encode_basestring(key) + ": "
         self._calls.arguments(deltas, (", " if self._args_open else "{") + header)
         self._args_open = True
@@ -231,18 +230,19 @@ class XmlValues(ToolParser):
         if not self._value_fresh:
             self._calls.arguments(deltas, '"')
         self._phase = _ARG_VALUE
+        return MORE
 
-    def _open_whole(self, deltas: Deltas) -> None:
+    def _open_whole(self, deltas: Deltas) -> Payload:
         """The arguments object as one JSON value: forwarded as it comes if it is an object."""
         if self._args_open or self._whole:  # a second object, or the object among separate arguments
-            self._reject(deltas)
-            return
+            return self._reject(deltas)
         self._whole, self._value_close, self._value_end = True, self.arguments_close, self._whole_end
         self._value_mode, self._value_kind = _JSON, "object"
         self._value_scanner = JsonValueScanner()
         self._value_parts = []
         self._value_fresh = True
         self._phase = _ARG_VALUE
+        return MORE
 
     def _consume_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
         n = len(text)
@@ -373,6 +373,8 @@ class XmlToolParser(XmlValues):
     # The call syntax constraints are built from: the XGrammar name of the parameter
     # style, the tag that opens a parameter and the one that closes a function.
     argument_style: str = ""
+    # The payload ends with its first call (MiniCPM5: the router reads the layout between calls).
+    one_call_per_block: bool = False
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
@@ -401,16 +403,14 @@ class XmlToolParser(XmlValues):
         self._args_open = False
         self._reset_value()
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
         pos: int = 0
         while True:
             phase = self._phase
             if phase == _ARG_VALUE:
                 pos = self._consume_value(text, pos, deltas, final)
                 if self._phase == _ARG_VALUE:
-                    if self._value_mode == _STREAM and not self._value_fresh:
-                        self._run_open = True
-                    return pos
+                    return pos, RUN if self._value_mode == _STREAM and not self._value_fresh else MORE
                 continue
             # Each phase's hook has its own step type (see the hooks); ``found`` holds any of them.
             found: Any
@@ -422,24 +422,22 @@ class XmlToolParser(XmlValues):
                 found = self._consume_arg_name(text, pos)
             if found is None:
                 # At the end of input, a committed block's cut-off markup is its own syntax.
-                return len(text) if final and self._committed else pos
+                return len(text) if final and self.committed else pos, MORE
             if found is MALFORMED:
-                self._reject(deltas)
-                return pos
+                return pos, self._reject(deltas)
             pos = found[0]
             if phase == _FUNCTION:
-                self._open_function(deltas, found[1], found[2])
+                status = self._open_function(deltas, found[1], found[2])
             elif phase == _ARG_START:
-                self._start_argument(deltas, found[1])
+                status = self._start_argument(deltas, found[1])
             else:
-                self._open_value(deltas, found[1], found[2] if len(found) > 2 else None)
-            if self._payload_closed or self._rejected:
-                return pos
+                status = self._open_value(deltas, found[1], found[2] if len(found) > 2 else None)
+            if status is not MORE:
+                return pos, status
 
-    def _open_function(self, deltas: Deltas, name: str | None, after: str) -> None:
+    def _open_function(self, deltas: Deltas, name: str | None, after: str) -> Payload:
         if name is None:
-            self._payload_closed = True  # no function follows: the payload ends here
-            return
+            return PAYLOAD_CLOSED  # no function follows: the payload ends here
         self._begin_call()
         if self._bare and after != "done":
             self._deferred_name = name  # a block with no open tag proves itself first
@@ -450,25 +448,28 @@ class XmlToolParser(XmlValues):
         self._properties = props if isinstance(props, dict) else {}
         self._args_open = False
         if after == "done":
-            self._close_arguments(deltas)
-        else:
-            self._phase = _ARG_START
+            return self._close_arguments(deltas)
+        self._phase = _ARG_START
+        return MORE
 
-    def _start_argument(self, deltas: Deltas, what: str) -> None:
+    def _start_argument(self, deltas: Deltas, what: str) -> Payload:
         if self._deferred_name is not None:
             self._emit_name(deltas, self._deferred_name)
             self._deferred_name = None
         if what == "done":
-            self._close_arguments(deltas)
-        else:
-            self._phase = _ARG_NAME
+            return self._close_arguments(deltas)
+        self._phase = _ARG_NAME
+        return MORE
 
-    def _close_arguments(self, deltas: Deltas) -> None:
+    def _close_arguments(self, deltas: Deltas) -> Payload:
+        """The call's arguments object ends, and the call: the payload goes on to the next
+        function (``MORE``), or ends with it (``PAYLOAD_CLOSED``) with ``one_call_per_block``."""
         if not self._whole:
             self._calls.arguments(deltas, "}" if self._args_open else "{}")
         self._whole = False
         self._end_call(deltas)
         self._phase = _FUNCTION
+        return PAYLOAD_CLOSED if self.one_call_per_block else MORE
 
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
         # The fast lane: inside a streamed string value, a chunk that holds no head of a tag
@@ -491,16 +492,16 @@ class XmlToolParser(XmlValues):
                 return RUN_STEPS[held] if held <= 1024 else run_step(held)
         return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)
 
-    def _finish_payload(self, deltas: Deltas) -> None:
+    def _finish_payload(self, deltas: Deltas) -> Payload:
         phase = self._phase
         if phase == _ARG_VALUE:
             self._finish_value(deltas)
         if self.call_named:
             self._close_arguments(deltas)
-        else:
-            super()._finish_payload(deltas)
+            return PAYLOAD_CLOSED
+        return super()._finish_payload(deltas)
 
-    def _reject(self, deltas: Deltas | None) -> None:
-        if self._committed and self.call_named and deltas is not None:
+    def _reject(self, deltas: Deltas | None) -> Payload:
+        if self.committed and self.call_named and deltas is not None:
             self._close_arguments(deltas)  # malformed after a named call: its object is still closed
-        super()._reject(deltas)
+        return super()._reject(deltas)

@@ -47,7 +47,7 @@ from __future__ import annotations
 import json
 import re
 from ...registry import ToolParserManager
-from ..base import Deltas, ToolParser
+from ..base import MORE, PAYLOAD_CLOSED, Deltas, PayloadStep, ToolParser
 from ..syntax import CallSyntax, derive_call_syntax
 from ..value_grammar import GEMMA_LITERAL, GEMMA_PAREN_LITERAL, LiteralTranslator, ValueGrammar, render_literal
 from ._syntax import at_partial, skip_ws
@@ -98,83 +98,79 @@ class Gemma4ToolParser(ToolParser):
         self._literal = LiteralTranslator(self.grammar)
         self._bare_call: tuple[str, list[str]] = ("", [])  # a bare call's name and JSON arguments, held
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
         if self._past_end is not None:
-            if self._eos and not self._committed and not (self.calls_emitted or self.dropped):
-                self._reject(deltas)  # no call yet: ``<eos>`` is not this family's end of a call turn
-                return 0
+            if self._eos and not self.committed and not (self.calls_emitted or self.dropped):
+                return 0, self._reject(deltas)  # no call yet: ``<eos>`` is not this family's end of a call turn
             return self._consume_past_end(self._past_end, text, final)
         if self._bare:
             return self._consume_bare(text, deltas, final)
         pos = 0
         if self._phase == _HEAD:
-            found = self._consume_head(text, deltas)
-            if found is None:
-                return 0
-            pos = found
-            if self._rejected:
-                return pos
+            pos, status = self._consume_head(text, deltas)
+            if status is not MORE or self._phase == _HEAD:
+                return pos, status
         return self._consume_arguments(text, pos, deltas, final)
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
-        """The named call's arguments from ``pos``: the new position."""
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> PayloadStep:
+        """The named call's arguments from ``pos``."""
         literal = self._literal
         pos = literal.feed(text, pos, final)
         self._calls.arguments(deltas, literal.writer.take())
         if literal.done:
             self._end_call(deltas)
-            self._payload_closed = True
-        elif literal.broken:
-            self._reject(deltas)  # after the name: the call ends with what it had
-        return pos
+            return pos, PAYLOAD_CLOSED
+        if literal.broken:
+            return pos, self._reject(deltas)  # after the name: the call ends with what it had
+        return pos, MORE
 
-    def _consume_head(self, text: str, deltas: Deltas) -> int | None:
-        """``call:NAME`` up to its ``{``: the call's name, or None while it is arriving."""
+    def _consume_head(self, text: str, deltas: Deltas) -> PayloadStep:
+        """``call:NAME`` up to its ``{``: the call's name (the phase moves on), or ``MORE``
+        while it is arriving."""
         lead = next((head for head in self.call_heads if text.startswith(head)), None)
         if lead is None:
             if at_partial(text, 0, self.call_heads[0]):
-                return None
-            self._reject(deltas)
-            return 0
+                return 0, MORE
+            return 0, self._reject(deltas)
         end = self.name_chars.match(text, len(lead)).end()  # type: ignore[union-attr]
         paren = end < len(text) and text[end] == "(" and self.paren_grammar is not None
         if end - len(lead) > _MAX_NAME or (end < len(text) and (text[end] != "{" and not paren or end == len(lead))):
-            self._reject(deltas)
-            return 0
+            return 0, self._reject(deltas)
         if end == len(text):
-            return None
+            return 0, MORE
         if paren:
             self._literal = LiteralTranslator(self.paren_grammar)  # type: ignore[arg-type]
         self._begin_call()
         self._emit_name(deltas, text[len(lead):end])
         self._phase = _ARGS
-        return end
+        return end, MORE
 
-    def _consume_past_end(self, past_end: list[str], text: str, final: bool) -> int:
+    def _consume_past_end(self, past_end: list[str], text: str, final: bool) -> PayloadStep:
         """After ``<|tool_response>`` the model plays the tool: not the reply.  Kept for
         ``dropped`` (one record at the end, if anything came)."""
-        self._committed = True
+        self._commit()
         past_end.append(text)
-        if final:
-            past = "".join(past_end)
-            if past:
-                self._calls.cut(past, PAST_END)
-            self._payload_closed = True
-        return len(text)
+        if not final:
+            return len(text), MORE
+        past = "".join(past_end)
+        if past:
+            self._calls.cut(past, PAST_END)
+        return len(text), PAYLOAD_CLOSED
 
-    def _consume_bare(self, text: str, deltas: Deltas, final: bool) -> int:
+    def _consume_bare(self, text: str, deltas: Deltas, final: bool) -> PayloadStep:
         """The reply's first characters, with no open tag: the spurious channel label, or a
         bare call held until the end of the reply proves it is the whole reply."""
         if self._phase == _HEAD:
             if text.startswith(LABEL):
-                self._calls.cut(LABEL, LABEL_DROPPED)
-                self._committed = self._payload_closed = True
-                return len(LABEL)
+                self._cut(LABEL, LABEL_DROPPED)
+                return len(LABEL), PAYLOAD_CLOSED
             if not final and at_partial(text, 0, LABEL, *_BARE_HEADS):
-                return 0
+                return 0, MORE
             pos = self._bare_head(text, final)
+            if pos is None:
+                return 0, self._reject(None)
             if self._phase == _HEAD:
-                return pos
+                return pos, MORE
         else:
             pos = 0
         if self._phase == _BARE_ARGS:
@@ -183,51 +179,45 @@ class Gemma4ToolParser(ToolParser):
             self._bare_call[1].append(literal.writer.take())
             if not literal.done:
                 if literal.broken or final:
-                    self._reject(None)  # text: the replay gives it all back
-                return pos
+                    return pos, self._reject(None)  # text: the replay gives it all back
+                return pos, MORE
             self._phase = _BARE_AFTER
         end = skip_ws(text, pos)
         if end < len(text) or end - pos > _MAX_TRAILING:
-            self._reject(None)  # more than the call: prose about the syntax
-        elif final:  # the whole reply was this call
-            name, arguments = self._bare_call
-            self._begin_call()
-            self._emit_name(deltas, name)
-            self._calls.arguments(deltas, "".join(arguments))
-            self._end_call(deltas)
-            self._payload_closed = True
-        return pos  # trailing whitespace stays the reply's
+            return pos, self._reject(None)  # more than the call: prose about the syntax
+        if not final:
+            return pos, MORE  # trailing whitespace stays the reply's
+        name, arguments = self._bare_call  # the whole reply was this call
+        self._begin_call()
+        self._emit_name(deltas, name)
+        self._calls.arguments(deltas, "".join(arguments))
+        self._end_call(deltas)
+        return pos, PAYLOAD_CLOSED
 
-    def _bare_head(self, text: str, final: bool) -> int:
-        """``call:NAME{`` or ``<call>NAME{`` with NAME an offered tool, else not a bare call."""
+    def _bare_head(self, text: str, final: bool) -> int | None:
+        """``call:NAME{`` or ``<call>NAME{`` with NAME an offered tool (the position of its
+        ``{``; 0 while it is arriving), or None: not a bare call."""
         lead = next((head for head in _BARE_HEADS if text.startswith(head)), None)
         allowed = self.request.allowed_names
         if lead is None or not allowed:
-            self._reject(None)
-            return 0
+            return None
         end = self.name_chars.match(text, len(lead)).end()  # type: ignore[union-attr]
         if end == len(text) and not final and end - len(lead) <= _MAX_NAME:
             return 0
         name = text[len(lead):end]
         if end == len(text) or text[end] != "{" or name not in allowed:
-            self._reject(None)
-            return 0
+            return None
         self._bare_call = (name, [])
         self._phase = _BARE_ARGS
         return end
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> int:
-        if self._bare:  # no open tag, so no close tag is owed
-            self._closed = True
-            return pos
-        if self._past_end is not None:
-            self._closed = True
-            return pos
+    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+        if self._bare or self._past_end is not None:  # no close tag is owed
+            return pos, True
         if text.startswith(TURN_END, pos):  # the turn ended where the close tag belonged
-            self._closed = True
-            return pos + len(TURN_END)
+            return pos + len(TURN_END), True
         if not final and at_partial(text, pos, TURN_END, TOOL_CALL_END):
-            return pos
+            return pos, False
         return super()._consume_close(text, pos, final)
 
     @classmethod
