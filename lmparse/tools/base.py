@@ -126,9 +126,11 @@ class ToolParser:
         """The dialect's call syntax as data, for generation constraints (None: not described)."""
         return None
 
-    def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
+    def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id,
+                 calls: CallEmitter | None = None) -> None:
+        """``calls``: the emitter, when a subclass builds it first (to give it to its collaborators)."""
         self.request = request
-        self._calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)
+        self._calls = CallEmitter(request.allowed_names, id_factory, request.max_calls) if calls is None else calls
         self.stray_chars = 0  # characters dropped between a payload's end and its close tag
         self.start_block("")
 
