@@ -22,14 +22,13 @@ from typing import Any, Literal, TypeVar, Union
 
 from ..markers import MarkerSet
 from ..request import ParserRequest
-from ..schema import schema_type
 from .base import MORE, PAYLOAD_CLOSED, RUN, RUN_STEPS, BlockStep, Deltas, Payload, PayloadStep, ToolParser, run_step
 from .calls import CallEmitter, new_call_id
 from .syntax import CallSyntax, derive_call_syntax
 from .xml_values import XmlValueReader, argument_items, convert_value, json_string_body
 
 __all__ = ["XmlToolParser", "MALFORMED", "Malformed", "Found", "FunctionStep", "ArgStartStep", "ArgNameStep",
-           "schema_type", "convert_value", "argument_items", "json_string_body"]
+           "convert_value", "argument_items"]  # (the last two: re-exported from ``xml_values`` for the dialects)
 
 
 class Verdict(enum.Enum):
