@@ -157,6 +157,11 @@ class ToolParser:
         """Something of the current block reached the client or ``dropped``."""
         return self._committed
 
+    @property
+    def bare(self) -> bool:
+        """The current block opened with no open tag (a bare start or a payload open tag)."""
+        return self._bare
+
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
         """Consume a prefix of ``text`` (which starts inside the block)."""
         try:

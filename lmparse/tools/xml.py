@@ -153,7 +153,7 @@ class XmlToolParser(ToolParser):
         if name is None:
             return PAYLOAD_CLOSED  # no function follows: the payload ends here
         self._begin_call()
-        if self._bare and after != "done":
+        if self.bare and after != "done":
             self._deferred_name = name  # a block with no open tag proves itself first
         else:
             self._emit_name(deltas, name)

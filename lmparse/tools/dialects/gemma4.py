@@ -92,6 +92,7 @@ class Gemma4ToolParser(LiteralCallParser):
         super().start_block(open_tag)
         self._past_end: list[str] | None = [] if open_tag in (TOOL_RESPONSE, EOS) else None
         self._eos = open_tag == EOS
+        self._call = self._past_end is None and open_tag != ""  # a call after ``<|tool_call>``
 
     def _reset_payload(self) -> None:
         super()._reset_payload()
@@ -99,13 +100,13 @@ class Gemma4ToolParser(LiteralCallParser):
         self._bare_call: tuple[str, list[str]] = ("", [])  # a bare call's name and JSON arguments, held
 
     def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+        if self._call:  # (not super(): this is the hot entry)
+            return LiteralCallParser._consume_stream_payload(self, text, deltas, final=final)
         if self._past_end is not None:
             if self._eos and not self.committed and not (self.calls_emitted or self.dropped):
                 return 0, self._reject(deltas)  # no call yet: ``<eos>`` is not this family's end of a call turn
             return self._consume_past_end(self._past_end, text, final)
-        if self._bare:
-            return self._consume_bare(text, deltas, final)
-        return super()._consume_stream_payload(text, deltas, final=final)
+        return self._consume_bare(text, deltas, final)
 
     def _consume_past_end(self, past_end: list[str], text: str, final: bool) -> PayloadStep:
         """After ``<|tool_response>`` the model plays the tool: not the reply.  Kept for
@@ -174,7 +175,7 @@ class Gemma4ToolParser(LiteralCallParser):
         return end
 
     def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
-        if self._bare or self._past_end is not None:  # no close tag is owed
+        if self.bare or self._past_end is not None:  # no close tag is owed
             return pos, True
         if text.startswith(TURN_END, pos):  # the turn ended where the close tag belonged
             return pos + len(TURN_END), True
