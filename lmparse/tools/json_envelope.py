@@ -106,7 +106,7 @@ class JsonToolParser(JsonRunLane):
         if not scanner.done:
             return end, MORE
         key = self._decode_parts()
-        if not isinstance(key, str) or (self.bare and not self.committed and key not in self.envelope_keys):
+        if not isinstance(key, str) or (key not in self.envelope_keys and self.bare and not self.committed):
             return end, self._reject(deltas)
         self._key = key
         self._phase = _COLON
@@ -200,7 +200,7 @@ class JsonToolParser(JsonRunLane):
 
     def _end_envelope(self, deltas: Deltas) -> Payload | None:
         """An envelope's ``}``: None to go on, or the payload's status."""
-        if self.bare and not self.call_named and not self.committed:
+        if not self._calls.named and self.bare and not self.committed:
             return self._reject(deltas)  # a bare JSON object with no name is content, not a call
         self._end_call(deltas)
         self._envelopes += 1

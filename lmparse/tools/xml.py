@@ -120,7 +120,7 @@ class XmlToolParser(ToolParser):
             if phase == _ARG_VALUE:
                 pos = values.consume(text, pos, deltas, final)
                 if values.reading:
-                    ends = self._lane_ends = values.run_ends()
+                    ends = self._lane_ends = values.lane
                     return pos, MORE if ends is None else RUN
                 self._phase = _ARG_START
                 continue

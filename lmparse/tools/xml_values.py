@@ -137,7 +137,7 @@ class XmlValueReader:
 
     __slots__ = ("_calls", "value_close", "value_newlines", "arguments_close", "wrapper", "parameter_open",
                  "_value_stops", "_arg_end", "_whole_end", "_wrap_end", "reading", "_mode", "_kind", "_fresh",
-                 "_parts", "_scanner", "_close", "_end", "_whole", "_wrapped", "_args_open", "_properties")
+                 "_parts", "_scanner", "_close", "_end", "_whole", "_wrapped", "_args_open", "_properties", "lane")
 
     def __init__(self, calls: CallEmitter, value_close: str, enclosing: tuple[str | None, ...], *,
                  value_newlines: bool = False, arguments_close: str = "", wrapper: tuple[str, str] | None = None,
@@ -161,6 +161,9 @@ class XmlValueReader:
     def reset(self) -> None:
         """A new block: no call, no value."""
         self.reading = False  # inside a value (``consume`` goes on)
+        # After ``consume``, inside a streamed string value: the markers that may end it (a
+        # chunk without them is value text as it stands: the driver's fast lane); else None.
+        self.lane: MarkerSet | None = None
         self._mode = _STREAM
         self._kind: str | None = None
         self._fresh = False
@@ -177,19 +180,13 @@ class XmlValueReader:
         self._properties = properties
         self._args_open = False
 
-    def run_ends(self) -> MarkerSet | None:
-        """While a streamed string value goes on: the markers that may end it (the driver's
-        fast lane takes a chunk without them whole); None otherwise."""
-        if not self.reading or self._mode != _STREAM or self._fresh:
-            return None
-        return self._wrap_end if self._wrapped else self._end
-
     def open(self, deltas: Deltas, key: str, declared: str | None) -> bool:
         """A value for ``key`` starts (``declared``: the type its syntax gives, if any).
         False: the arguments object cannot take it (a second whole object, or one among
         separate arguments): the call is malformed."""
         self._close, self._end = self.value_close, self._arg_end
         self._wrapped = False
+        self.lane = None
         if declared == "arguments" or self._whole:
             return self._open_whole()
         header = encode_basestring(key) + ": "
@@ -251,6 +248,7 @@ class XmlValueReader:
         if self._wrapped:
             pos = self._consume_wrapped(text, pos, deltas, final)
             if self._wrapped:
+                self.lane = self._wrap_end if self._mode == _STREAM else None
                 return pos
         close = self._close
         own: bool | None = True
@@ -261,10 +259,12 @@ class XmlValueReader:
         if end == -1:
             stop = n if final else self._end.held_start(text, pos)
             self._take(text[pos:stop], deltas)
+            self.lane = self._end if self._mode == _STREAM else None
             return stop  # at final, the driver finishes the value
         stop = end - 1 if self.value_newlines and end > pos and text[end - 1] == "\n" else end
         self._take(text[pos:stop], deltas)
         if own is None:
+            self.lane = self._end if self._mode == _STREAM else None
             return stop  # an enclosing close tag, undecided: held
         self.finish(deltas)
         return end + len(close) if own else end
@@ -341,6 +341,7 @@ class XmlValueReader:
         self._parts = []  # (for JSON: whitespace before the closing tag)
         self._fresh = False
         self.reading = False
+        self.lane = None
 
     def close_arguments(self, deltas: Deltas) -> None:
         """The call's arguments object ends (a whole object closed itself)."""
