@@ -7,19 +7,25 @@ call: its text goes back to the reply) or truncated (the reply ended inside it b
 committed, and it is a call cut off: syntax, recorded in ``dropped``; see
 ``_cut_is_syntax``), and whether anything of it is committed (reached a client or
 ``dropped``).  A dialect implements only ``_consume_stream_payload`` for its
-inner grammar and reports its end with ``_payload_closed``; the outer close tag lives
-here, and every call goes through one ``CallEmitter`` (``lmparse.tools.calls``): identity
-first, name filtering with dense indices, held pre-name arguments, drop records.
+inner grammar and returns what it decided with the position: ``MORE`` (the payload goes
+on), ``RUN`` (it goes on inside argument text: see below), ``PAYLOAD_CLOSED`` (its
+grammar ended) or ``PAYLOAD_REJECTED`` (it is not the dialect's syntax); the driver here
+owns the block's state, reads the outer close tag (``_consume_close``, which returns
+whether it closed), and every call goes through one ``CallEmitter``
+(``lmparse.tools.calls``): identity first, name filtering with dense indices, held
+pre-name arguments, drop records.
 
 While a dialect knows that a whole chunk without syntax characters can only be argument
-text of the current call, it sets ``_run_open``.  Such a dialect overrides
-``feed_tool_block`` with one branch first: while ``_run_open``, a chunk that can only be
-argument text is emitted whole and answered with ``run_step(len(text))``; anything else
-goes on to ``ToolParser.feed_tool_block``, the general path.
+text of the current call, it answers ``RUN``, and the driver keeps ``_run_open`` while
+the whole chunk was consumed.  Such a dialect overrides ``feed_tool_block`` with one
+branch first: while ``_run_open``, a chunk that can only be argument text is emitted
+whole and answered with ``run_step(len(text))``; anything else goes on to
+``ToolParser.feed_tool_block``, the general path.
 """
 
 from __future__ import annotations
 
+import enum
 import logging
 from typing import Literal, NamedTuple, cast
 from collections.abc import Callable
@@ -31,7 +37,8 @@ from .calls import NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_
 from .syntax import CallSyntax
 
 __all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "TRUNCATED", "RUN_STEPS", "run_step", "DroppedCall",
-           "Deltas", "build_tool_calls", "new_call_id"]
+           "Deltas", "build_tool_calls", "new_call_id", "Payload", "PayloadStep", "MORE", "RUN", "PAYLOAD_CLOSED",
+           "PAYLOAD_REJECTED"]
 
 logger = logging.getLogger("lmparse")
 
@@ -41,6 +48,20 @@ OPEN: BlockStatus = "open"
 CLOSED: BlockStatus = "closed"
 REJECTED: BlockStatus = "rejected"
 TRUNCATED: BlockStatus = "truncated"  # all of the text consumed: the router records the block's markup
+
+
+class Payload(enum.Enum):
+    """What a dialect's payload hook decided (compared by identity: ``status is MORE``)."""
+
+    MORE = "more"  # the payload goes on: wait for more text
+    RUN = "run"  # it goes on inside argument text: the next chunk may be taken whole (the fast lane)
+    CLOSED = "payload closed"  # its grammar ended: the outer close tag is the driver's
+    REJECTED = "rejected"  # not the dialect's syntax (after a call: the block's payload ends there)
+
+
+MORE, RUN, PAYLOAD_CLOSED, PAYLOAD_REJECTED = Payload.MORE, Payload.RUN, Payload.CLOSED, Payload.REJECTED
+# A payload hook's answer: ``(position after what it consumed, what it decided)``.
+PayloadStep = tuple[int, Payload]
 # How many characters of stray text a block may hold before its close tag.
 _STRAY_LIMIT = 32
 
@@ -105,9 +126,11 @@ class ToolParser:
         """The dialect's call syntax as data, for generation constraints (None: not described)."""
         return None
 
-    def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
+    def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id,
+                 calls: CallEmitter | None = None) -> None:
+        """``calls``: the emitter, when a subclass builds it first (to give it to its collaborators)."""
         self.request = request
-        self._calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)
+        self._calls = CallEmitter(request.allowed_names, id_factory, request.max_calls) if calls is None else calls
         self.stray_chars = 0  # characters dropped between a payload's end and its close tag
         self.start_block("")
 
@@ -123,67 +146,69 @@ class ToolParser:
 
     def start_block(self, open_tag: str) -> None:
         """Reset the per-block state; ``open_tag`` is ``""`` for a bare start."""
-        self._closed = False
-        self._rejected = False
         self._committed = False  # something of this block reached the client or ``dropped``
-        self._payload_closed = False
+        self._payload_closed = False  # the dialect's grammar ended: the close tag is next
         self._bare = open_tag == ""
         self._run_open = False  # the next chunk may be taken whole by the dialect's fast lane
         self._reset_payload()
 
+    @property
+    def committed(self) -> bool:
+        """Something of the current block reached the client or ``dropped``."""
+        return self._committed
+
+    @property
+    def bare(self) -> bool:
+        """The current block opened with no open tag (a bare start or a payload open tag)."""
+        return self._bare
+
     def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
         """Consume a prefix of ``text`` (which starts inside the block)."""
-        calls = self._calls
-        pos = 0
         try:
+            pos = 0
             if not self._payload_closed:
-                self._run_open = False
-                pos = self._consume_stream_payload(text, deltas, final=final)
-                if final and not self._payload_closed and not self._rejected:
+                pos, status = self._consume_stream_payload(text, deltas, final=final)
+                if final and (status is MORE or status is RUN):
                     if not self._committed and self._cut_is_syntax():
                         self._calls.abandon()  # the router records the markup (``record_cut``)
                         return _new_step(BlockStep, (len(text), TRUNCATED, False))
-                    self._finish_payload(deltas)
-                    self._payload_closed = True
-            if self._payload_closed and not self._rejected:
-                if final and not self._committed:
-                    self._rejected = True  # never became a call: the text goes back as it was
-                else:
-                    pos = self._consume_close(text, pos, final)
-                    if self._closed and not self._committed:
-                        self._closed, self._rejected = False, True  # markup that held no call
+                    status = self._finish_payload(deltas)
+                if status is PAYLOAD_REJECTED:
+                    return _new_step(BlockStep, (pos, REJECTED, self._committed))
+                if status is not PAYLOAD_CLOSED:
+                    # The fast lane stays open only while everything given was consumed.
+                    self._run_open = status is RUN and pos == len(text)
+                    if self._committed and pos <= 1024:
+                        return RUN_STEPS[pos]
+                    return _new_step(BlockStep, (pos, OPEN, self._committed))
+                self._payload_closed = True
+                self._run_open = False
+            if final and not self._committed:
+                return _new_step(BlockStep, (pos, REJECTED, False))  # never became a call: the text goes back
+            pos, closed = self._consume_close(text, pos, final)
+            if closed:  # markup that held no call goes back as text
+                return _new_step(BlockStep, (pos, CLOSED if self._committed else REJECTED, self._committed))
+            return _new_step(BlockStep, (pos, OPEN, self._committed))
         finally:
-            calls.flush()
-        if self._rejected:
-            return _new_step(BlockStep, (pos, REJECTED, self._committed))
-        if self._closed:
-            return _new_step(BlockStep, (pos, CLOSED, self._committed))
-        if pos != len(text):
-            self._run_open = False  # the fast lane stays open only while everything given was consumed
-        if self._committed and pos <= 1024:
-            return RUN_STEPS[pos]
-        return _new_step(BlockStep, (pos, OPEN, self._committed))
+            self._calls.flush()
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> int:
+    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+        """The outer close tag after the payload: ``(position, whether the block closed)``."""
         close = self.tool_close_tag
         if close is None:
-            self._closed = True
-            return pos
+            return pos, True
         start = pos
         n = len(text)
         while pos < n and text[pos] in WHITESPACE:
             pos += 1
         if text.startswith(close, pos):
-            self._closed = True
-            return pos + len(close)
+            return pos + len(close), True
         if n - pos < len(close) and close.startswith(text[pos:]):
             if not final:
-                return start  # whitespace and maybe a partial close tag: wait
-            self._closed = True
-            return n  # at the end of input, whitespace and a cut-off close tag are the block's own
+                return start, False  # whitespace and maybe a partial close tag: wait
+            return n, True  # at the end of input, whitespace and a cut-off close tag are the block's own
         if self._bare:
-            self._closed = True  # no open tag, so no close tag is owed
-            return start
+            return start, True  # no open tag, so no close tag is owed
         # A few stray characters before the close tag (a model's extra "}", say) are dropped
         # with the block; anything longer means the block ended without its tag, and the
         # text is not ours.
@@ -192,19 +217,18 @@ class ToolParser:
         if found != -1:
             self.stray_chars += found - pos
             logger.info("dropped %r between a tool call and %s", text[pos:found], close)
-            self._closed = True
-            return found + len(close)
+            return found + len(close), True
         if not final and n < window:
-            return start
-        self._closed = True
-        return start
+            return start, False
+        return start, True
 
     # ---- dialect hooks ------------------------------------------------------------
 
     def _reset_payload(self) -> None:
         """Reset the dialect's per-block state."""
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+        """Read the payload from the start of ``text``: ``(position, status)`` (see ``Payload``)."""
         raise NotImplementedError
 
     def _cut_is_syntax(self) -> bool:
@@ -221,30 +245,39 @@ class ToolParser:
         """The router's half of a ``TRUNCATED`` step: the block's text, for ``dropped``."""
         self._calls.cut(markup)
 
-    def _finish_payload(self, deltas: Deltas) -> None:
+    def _finish_payload(self, deltas: Deltas) -> Payload:
         """Input ended inside the payload of a block that committed (or a bare block that
         never proved itself): close what was emitted, invent nothing.
 
         A call whose name never arrived is not a call: after an earlier call of the block
         it is recorded as cut off; in an unproven bare block the whole block goes back to
-        the text it came from."""
+        the text it came from.  Returns ``PAYLOAD_CLOSED``, or ``PAYLOAD_REJECTED`` for such a block."""
         if self._calls.state == UNNAMED:
-            if self._committed:
-                self._calls.cut(None)  # its markup was consumed as the block's syntax
-            else:
-                self._reject(deltas)
+            if not self._committed:
+                return self._reject(deltas)
+            self._calls.cut(None)  # its markup was consumed as the block's syntax
         else:
             self._end_call(deltas)
+        return PAYLOAD_CLOSED
 
-    def _reject(self, deltas: Deltas | None) -> None:
+    def _reject(self, deltas: Deltas | None) -> Payload:
         """The block is not valid tool syntax: before anything was committed the response
-        parser turns it back into text; afterwards the payload simply ends here."""
+        parser turns it back into text (``PAYLOAD_REJECTED``); afterwards the payload simply
+        ends here (``PAYLOAD_CLOSED``).  A hook returns what this returns."""
         if self._committed:
             self._end_call(deltas)
-            self._payload_closed = True
-        else:
-            self._calls.abandon()
-            self._rejected = True
+            return PAYLOAD_CLOSED
+        self._calls.abandon()
+        return PAYLOAD_REJECTED
+
+    def _commit(self) -> None:
+        """The block's text read so far is syntax (it will be recorded), before any call or record."""
+        self._committed = True
+
+    def _cut(self, markup: str, reason: str) -> None:
+        """Markup of this block that is no call, recorded in ``dropped`` with ``reason``."""
+        self._committed = True
+        self._calls.cut(markup, reason)
 
     # ---- calls (through the shared emitter) ----------------------------------------
 

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from ..markers import WHITESPACE
-from .base import Deltas
+from .base import MORE, PAYLOAD_CLOSED, RUN, Deltas, Payload, PayloadStep
 from .json_arguments import JsonArguments, JsonRunLane
 from .json_scanner import JsonValueScanner
 
@@ -54,7 +54,7 @@ class JsonToolParser(JsonRunLane):
         self._name_seen = False
         self._args_seen = False
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
         pos = 0
         n = len(text)
         while True:
@@ -63,121 +63,108 @@ class JsonToolParser(JsonRunLane):
                 arguments = self._arguments
                 pos = arguments.consume(text, pos, deltas, final)
                 if not arguments.scanner.done:
-                    self._run_open = arguments.in_run
-                    return pos
+                    return pos, RUN if arguments.in_run else MORE
                 if arguments.scanner.broken:
-                    self._reject(deltas)
-                    return pos
+                    return pos, self._reject(deltas)
                 arguments.flush(deltas)
                 self._phase = _AFTER_VALUE
                 continue
             if phase == _VALUE:
-                pos, more = self._in_value(text, pos, deltas, final)
+                pos, status = self._in_value(text, pos, deltas, final)
             elif phase == _KEY:
-                pos, more = self._in_key(text, pos, deltas, final)
+                pos, status = self._in_key(text, pos, deltas, final)
             else:  # a punctuation phase: the next character after whitespace decides
                 start, pos = pos, _skip_ws(text, pos, n)
                 if phase == _SEPARATOR and pos > start and (pos >= n or not self._is_separator(text[pos])):
                     # Whitespace after a call is the block's only before a separator: held
                     # until what follows decides, else text after the last call.
-                    if pos < n or final:
-                        self._payload_closed = True
-                    return start
+                    return start, PAYLOAD_CLOSED if pos < n or final else MORE
                 if pos >= n:
-                    return pos
-                pos, more = _PUNCTUATION[phase](self, text[pos], pos, deltas)
-            if not more or self._payload_closed or self._rejected:
-                return pos
+                    return pos, MORE
+                pos, status = _PUNCTUATION[phase](self, text[pos], pos, deltas)
+            if status is not None:
+                return pos, status
 
-    # ---- the scanning phases: (new position, whether to go on) ------------------------
+    # ---- the scanning phases: (new position, None to go on or the payload's status) ----
 
-    def _in_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+    def _in_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, Payload | None]:
         """A name, or a field only passed over."""
         scanner = self._scanner
         end = scanner.scan(text, pos, final)
         if self._role == _NAME:
             self._parts.append(text[pos:end])
         if not scanner.done:
-            return end, False
+            return end, MORE
         if scanner.broken:
-            self._reject(deltas)
-            return end, False
+            return end, self._reject(deltas)
         if self._role == _NAME:
             self._finish_name(deltas)
         self._phase = _AFTER_VALUE
-        return end, True
+        return end, None
 
-    def _in_key(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, bool]:
+    def _in_key(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, Payload | None]:
         """Inside a key string: whitespace is part of it."""
         scanner = self._scanner
         end = scanner.scan(text, pos, final)
         self._parts.append(text[pos:end])
         if not scanner.done:
-            return end, False
+            return end, MORE
         key = self._decode_parts()
-        if not isinstance(key, str) or (self._bare and not self._committed and key not in self.envelope_keys):
-            self._reject(deltas)
-            return end, False
+        if not isinstance(key, str) or (key not in self.envelope_keys and self.bare and not self.committed):
+            return end, self._reject(deltas)
         self._key = key
         self._phase = _COLON
-        return end, True
+        return end, None
 
     # ---- the punctuation phases: the character at ``pos`` decides ----------------------
 
-    def _at_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+    def _at_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
         """Before an envelope: it opens, an array opens or closes, a separator, or the end."""
         if c == "{":
             self._begin_call()
             self._name_seen = self._args_seen = False
             self._phase = _KEY_OR_END
-            return pos + 1, True
+            return pos + 1, None
         if c == "[" and not self._in_array and self._envelopes == 0:
             self._in_array = True
-            return pos + 1, True
+            return pos + 1, None
         if self._in_array and c == "]":
-            self._payload_closed = True
-            return pos + 1, False
+            return pos + 1, PAYLOAD_CLOSED
         if self._envelopes and self._is_separator(c):
-            return pos + 1, True
+            return pos + 1, None
         if self._envelopes:
-            self._payload_closed = True  # whatever follows is not ours
-        else:
-            self._reject(deltas)
-        return pos, False
+            return pos, PAYLOAD_CLOSED  # whatever follows is not ours
+        return pos, self._reject(deltas)
 
     def _is_separator(self, c: str) -> bool:
         return c == "," or c == self.call_separator
 
-    def _at_separator(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+    def _at_separator(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
         """After a call: a separator, another call follows; anything else is not ours."""
         if self._is_separator(c):
             self._phase = _START
-            return pos + 1, True
-        self._payload_closed = True
-        return pos, False
+            return pos + 1, None
+        return pos, PAYLOAD_CLOSED
 
-    def _at_key_or_end(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+    def _at_key_or_end(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
         if c == '"':
             self._scanner.reset()
             self._parts = []
             self._phase = _KEY
-            return pos, True
+            return pos, None
         if c == "}":
-            self._end_envelope(deltas)
-            return pos + 1, True
+            return pos + 1, self._end_envelope(deltas)
         if c == ",":
-            return pos + 1, True
-        self._reject(deltas)
-        return pos, False
+            return pos + 1, None
+        return pos, self._reject(deltas)
 
-    def _at_colon(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+    def _at_colon(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
         if c != ":":
-            self._reject(deltas)
-            return pos, False
+            return pos, self._reject(deltas)
         self._phase = _VALUE_START
-        return pos + 1, True
+        return pos + 1, None
 
-    def _at_value_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+    def _at_value_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
         """The key decides how its value is read: arguments, the name, or passed over."""
         key = self._key
         if self.name_is_key and not self._name_seen:
@@ -191,7 +178,7 @@ class JsonToolParser(JsonRunLane):
             self._args_seen = True
             self._arguments.reset()
             self._phase = _ARGUMENTS
-            return pos, True
+            return pos, None
         if key == self.name_field and not self._name_seen:
             self._name_seen = True
             self._role = _NAME
@@ -200,17 +187,15 @@ class JsonToolParser(JsonRunLane):
         self._scanner.reset()
         self._parts = []
         self._phase = _VALUE
-        return pos, True
+        return pos, None
 
-    def _at_after_value(self, c: str, pos: int, deltas: Deltas) -> tuple[int, bool]:
+    def _at_after_value(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
         if c == ",":
             self._phase = _KEY_OR_END
-            return pos + 1, True
+            return pos + 1, None
         if c == "}":
-            self._end_envelope(deltas)
-            return pos + 1, True
-        self._reject(deltas)
-        return pos, False
+            return pos + 1, self._end_envelope(deltas)
+        return pos, self._reject(deltas)
 
     def _decode_parts(self) -> Any:
         raw = "".join(self._parts)
@@ -227,23 +212,23 @@ class JsonToolParser(JsonRunLane):
         else:
             self._drop(None, "function name is not a non-empty string")
 
-    def _end_envelope(self, deltas: Deltas) -> None:
-        if self._bare and not self.call_named and not self._committed:
-            self._reject(deltas)  # a bare JSON object with no name is content, not a call
-            return
+    def _end_envelope(self, deltas: Deltas) -> Payload | None:
+        """An envelope's ``}``: None to go on, or the payload's status."""
+        if not self._calls.named and self.bare and not self.committed:
+            return self._reject(deltas)  # a bare JSON object with no name is content, not a call
         self._end_call(deltas)
         self._envelopes += 1
         self._phase = _START
         if not self._in_array and self.tool_close_tag is None:
             if self.call_separator is None:
-                self._payload_closed = True
-            else:
-                self._phase = _SEPARATOR
+                return PAYLOAD_CLOSED
+            self._phase = _SEPARATOR
+        return None
 
-    def _finish_payload(self, deltas: Deltas) -> None:
+    def _finish_payload(self, deltas: Deltas) -> Payload:
         if self._phase == _ARGUMENTS:
             self._arguments.flush(deltas, complete=False)  # truncated: as written
-        super()._finish_payload(deltas)
+        return super()._finish_payload(deltas)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from ..markers import WHITESPACE, MarkerSet, held_prefix_start
 from ..request import ParserRequest
-from .base import Deltas
+from .base import MORE, PAYLOAD_CLOSED, RUN, Deltas, Payload, PayloadStep
 from .calls import new_call_id
 from .json_arguments import JsonArguments, JsonRunLane
 
@@ -61,24 +61,23 @@ class SectionToolParser(JsonRunLane):
         self._phase = _BETWEEN
         self._arguments = JsonArguments(self._calls)
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
         pos = 0
         n = len(text)
-        while not (self._payload_closed or self._rejected):
+        while True:
             phase = self._phase
             if phase == _ARGS:
-                pos = self._consume_arguments(text, pos, deltas, final)
+                pos, status = self._consume_arguments(text, pos, deltas, final)
                 if self._phase == _ARGS:
-                    return pos
+                    return pos, status
             elif phase == _TAIL:
                 pos = self._consume_tail(text, pos, deltas, final)
                 if self._phase == _TAIL:
-                    return pos
+                    return pos, MORE
             elif phase == _HEADER:
-                found = self._consume_header(text, pos, deltas)
-                if found is None:
-                    return pos
-                pos = found
+                pos, verdict = self._consume_header(text, pos, deltas)
+                if verdict is not None:
+                    return pos, verdict
             else:
                 start, pos = pos, _skip_ws(text, pos, n)
                 if text.startswith(self.call_begin, pos):
@@ -86,24 +85,22 @@ class SectionToolParser(JsonRunLane):
                     self._phase = _HEADER
                     pos += len(self.call_begin)
                 elif text.startswith(self.tool_close_tag, pos):
-                    self._payload_closed = True
+                    return pos, PAYLOAD_CLOSED
                 else:
                     rest = text[pos:]
                     if not rest or self.call_begin.startswith(rest) or self.tool_close_tag.startswith(rest):
-                        return start  # the whitespace too: it is ours only if a marker follows
-                    self._reject(deltas)  # prose inside the section: it is not ours
-                    return start
-        return pos
+                        return start, MORE  # the whitespace too: it is ours only if a marker follows
+                    return start, self._reject(deltas)  # prose inside the section: it is not ours
 
-    def _consume_header(self, text: str, pos: int, deltas: Deltas) -> int | None:
+    def _consume_header(self, text: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
+        """A call's header up to its end marker: None to go on, or the payload's status."""
         end = text.find(self.header_end, pos)
         region = text[pos : held_prefix_start(text, self.header_end, pos)] if end == -1 else text[pos:end]
         # Whitespace around a header (Kimi often ends one with a newline) is not prose.
         if len(region) > _MAX_HEADER or any(c in region.strip(WHITESPACE) for c in self.header_forbidden):
-            self._reject(deltas)
-            return pos
+            return pos, self._reject(deltas)
         if end == -1:
-            return None
+            return pos, MORE
         name, call_id = self._split_header(region)
         if name:
             if call_id in self._ids_used:
@@ -114,9 +111,10 @@ class SectionToolParser(JsonRunLane):
         self._phase = _ARGS
         self._arguments.reset()
         self._prefix_open = bool(self.args_prefix)  # the optional fence may still come, once
-        return end + len(self.header_end)
+        return end + len(self.header_end), None
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> PayloadStep:
+        """The call's JSON arguments (the status is the payload's while the phase stays)."""
         arguments = self._arguments
         if not arguments.scanner.started:
             n = len(text)
@@ -126,14 +124,13 @@ class SectionToolParser(JsonRunLane):
                 pos = _skip_ws(text, pos + len(prefix), n)
                 self._prefix_open = False
             if pos == n or (self._prefix_open and prefix.startswith(text[pos:])):
-                return n if final else pos  # at the end of the reply, a cut-off fence is syntax
+                return n if final else pos, MORE  # at the end of the reply, a cut-off fence is syntax
         pos = arguments.consume(text, pos, deltas, final)
         if arguments.scanner.done:
             arguments.flush(deltas)
             self._phase = _TAIL  # also when the value broke off: the tail decides what follows
-        else:
-            self._run_open = arguments.in_run
-        return pos
+            return pos, MORE
+        return pos, RUN if arguments.in_run else MORE
 
     def _consume_tail(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
         markers = self._tail_markers
@@ -162,7 +159,7 @@ class SectionToolParser(JsonRunLane):
             self._phase = _BETWEEN
             return pos + len(marker) if marker == self.call_end else pos
 
-    def _finish_payload(self, deltas: Deltas) -> None:
+    def _finish_payload(self, deltas: Deltas) -> Payload:
         if self._phase == _ARGS:
             self._arguments.flush(deltas, complete=False)  # truncated: as written
-        super()._finish_payload(deltas)
+        return super()._finish_payload(deltas)

@@ -6,10 +6,10 @@ like a hand-written dialect's (identity first, argument text as it arrives):
 * ``json`` with a literal opener: ``{"name": ..., "arguments": {...}}`` envelopes
   (``JsonToolParser``; Qwen3's ``<tool_call>``);
 * ``json`` whose opener captures the name (``<|tool_call>call:(?P<name>\\w+)``) with
-  ``unquoted_keys`` and one ``string_delims`` pair: an object literal (``LiteralTranslator``;
-  Gemma 4's ``{k:<|"|>v<|"|>}``);
+  ``unquoted_keys`` and one ``string_delims`` pair: an object literal (``LiteralCallParser``,
+  the machinery Gemma 4's ``{k:<|"|>v<|"|>}`` calls run on);
 * ``json`` whose opener captures the name, plain JSON arguments: forwarded as scanned
-  (``JsonArguments``);
+  (``JsonCallParser``);
 * ``xml-inline`` whose opener captures the name and whose ``tag_pattern`` is
   ``OPEN(?P<key>..)END\\s*(?P<value>.*?)\\s*CLOSE`` (``XmlToolParser``; Qwen3.5's ``<parameter=K>``);
 * ``python-call-list`` between literal markers (``PythonicToolParser``).
@@ -20,56 +20,29 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import Deltas, ToolParser
+from .base import ToolParser
 from .dialects._syntax import arg_start_hook, function_hook, read_until
-from .dialects.gemma4 import Gemma4ToolParser
 from .dialects.pythonic import PythonicToolParser
-from .json_arguments import JsonArguments
 from .json_envelope import JsonToolParser
+from .literal_call import JsonCallParser, LiteralCallParser
 from .value_grammar import ValueGrammar
 from .xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 
 __all__ = ["envelope_parser", "literal_call_parser", "named_json_parser", "xml_call_parser", "python_list_parser"]
 
 
-class TemplateLiteralCallParser(Gemma4ToolParser):
+class TemplateLiteralCallParser(LiteralCallParser):
     """``OPEN HEAD NAME{literal}CLOSE``: the head and the name's characters come from the
     template's opener, the literal's string delimiters from ``content_args.string_delims``;
     only the template's close tag closes a call."""
 
     summary = "a template's OPEN NAME{key:value} CLOSE object literal"
-    bare_start = False  # Gemma 4's own variants (a bare call, ``(...)``) are not the template's
-    paren_grammar = None
-
-    def _consume_close(self, text: str, pos: int, final: bool) -> int:
-        return ToolParser._consume_close(self, text, pos, final)
 
 
-class TemplateNamedJsonParser(TemplateLiteralCallParser):
+class TemplateNamedJsonParser(JsonCallParser):
     """``OPEN HEAD NAME{json}CLOSE``: JSON arguments after a captured name, forwarded as scanned."""
 
     summary = "a template's OPEN NAME {json} CLOSE"
-
-    def _reset_payload(self) -> None:
-        super()._reset_payload()
-        self._arguments = JsonArguments(self._calls)
-
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
-        arguments = self._arguments
-        pos = arguments.consume(text, pos, deltas, final)
-        scanner = arguments.scanner
-        if scanner.broken:
-            arguments.flush(deltas, complete=False)
-            self._reject(deltas)  # after the name: the call ends with what it had
-        elif scanner.done:
-            arguments.flush(deltas)
-            self._end_call(deltas)
-            self._payload_closed = True
-        return pos
-
-    def _finish_payload(self, deltas: Deltas) -> None:
-        self._arguments.flush(deltas, complete=False)  # cut off: a held scalar as written
-        super()._finish_payload(deltas)
 
 
 class TemplateXmlToolParser(XmlToolParser):

@@ -58,16 +58,10 @@ def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:
     return (found[0]["name"], found[1]) if found else found
 
 
-class DeepSeekV32ToolParser(XmlToolParser):
-    summary = '<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
-    # The templates build every tag from a ``dsml_token`` variable: only the pieces are literal.
-    template_markers = (DSML, "function_calls>")
-    tool_open_tags = (f"<{DSML}function_calls>",)
-    tool_close_tag = f"</{DSML}function_calls>"
-    tool_close_prefixes: tuple[str, ...] = (
-        f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
-    arg_value_close = END_PARAMETER
-    arg_value_close_prefixes = (f"</{DSML}parameter", f"</{DSML}", "</")
+class DsmlToolParser(XmlToolParser):
+    """The DSML hooks and renderer; each version below is its tag names (data)."""
+
+    tool_close_tag: str = ""
     # What the template writes inside an invoke without parameters.
     empty_invoke = ""
     # The call syntax constraints are built from (lmparse.tools.syntax).
@@ -75,6 +69,8 @@ class DeepSeekV32ToolParser(XmlToolParser):
     invoke_open = INVOKE
     parameter_open = PARAMETER
     function_close = END_INVOKE
+    arg_value_close = END_PARAMETER
+    arg_value_close_prefixes: tuple[str, ...] = (f"</{DSML}parameter", f"</{DSML}", "</")
     # Both templates write "\n\n" between the content and the block, one block per turn: a
     # block after a block gets the same.
     block_lead = block_separator = "\n\n"
@@ -109,7 +105,17 @@ class DeepSeekV32ToolParser(XmlToolParser):
         return "".join(out)
 
 
-class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
+class DeepSeekV32ToolParser(DsmlToolParser):
+    summary = '<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
+    # The templates build every tag from a ``dsml_token`` variable: only the pieces are literal.
+    template_markers = (DSML, "function_calls>")
+    tool_open_tags = (f"<{DSML}function_calls>",)
+    tool_close_tag = f"</{DSML}function_calls>"
+    tool_close_prefixes: tuple[str, ...] = (
+        f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
+
+
+class DeepSeekV4ToolParser(DsmlToolParser):
     summary = '<｜DSML｜tool_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
     template_markers = (DSML, "tool_calls>")
     tool_open_tags = (f"<{DSML}tool_calls>",)
@@ -123,7 +129,7 @@ class DeepSeekV4ToolParser(DeepSeekV32ToolParser):
 DSML_V41 = f"{DSML} "
 
 
-class DeepSeekV41ToolParser(DeepSeekV4ToolParser):
+class DeepSeekV41ToolParser(DsmlToolParser):
     summary = '<｜DSML｜ calls><｜DSML｜ invoke name="N"><｜DSML｜ parameter name="K" string="true">V</…>'
     # No V4.1 template is published; its tags would be built from the same variable.
     template_markers = (DSML_V41, " calls>")
@@ -138,3 +144,4 @@ class DeepSeekV41ToolParser(DeepSeekV4ToolParser):
     invoke_open = f"<{DSML_V41}invoke"
     parameter_open = f"<{DSML_V41}parameter"
     function_close = f"</{DSML_V41}invoke>"
+    empty_invoke = "\n"

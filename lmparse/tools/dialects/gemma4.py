@@ -32,6 +32,10 @@ Variants accepted (vLLM ``parser/gemma4.py``, ``tool_parsers/gemma4_utils.py``,
   that explains the syntax looks the same; so such a call is held and emitted whole at the
   end of the reply.  These two need a tool parser: with tools off the label stays content.
 
+The call itself (head, name, literal) is the shared literal-call machinery
+(``lmparse.tools.literal_call``), which declarative templates use too; this module adds
+Gemma's variants: the label, the bare call, the past-end block and ``<turn|>``.
+
 The reasoning parser covers the channel's edge cases (an extra empty channel after the
 content, a stray trailing ``<channel|>``, a doubled ``<|channel><|channel>``).  No call id
 or index is written.
@@ -44,11 +48,10 @@ erases the string delimiters too).
 
 from __future__ import annotations
 
-import json
-import re
-from ..base import Deltas, ToolParser
+from ..base import MORE, PAYLOAD_CLOSED, Deltas, PayloadStep
+from ..literal_call import NAME_CHARS, LiteralCallParser
 from ..syntax import CallSyntax, derive_call_syntax
-from ..value_grammar import GEMMA_LITERAL, GEMMA_PAREN_LITERAL, LiteralTranslator, ValueGrammar, render_literal
+from ..value_grammar import GEMMA_LITERAL, GEMMA_PAREN_LITERAL
 from ._syntax import at_partial, skip_ws
 
 TOOL_CALL = "<|tool_call>"
@@ -62,13 +65,12 @@ LABEL = "thought\n"  # the reasoning channel's label
 LABEL_DROPPED = "a channel label at the start of the reply, with no channel opened"
 _CALL, _BARE = "call:", ":"
 _BARE_HEADS = ("call:", "<call>")  # a call with no markers (only as the whole reply)
-_NAME = re.compile(r"[^{}()<>\s,:]*")  # characters of a function name
 _MAX_NAME = 256  # longer is prose, not a name: a bound on what is held
 _MAX_TRAILING = 256  # whitespace after a bare call held before the end of the reply
-_HEAD, _ARGS, _BARE_ARGS, _BARE_AFTER = range(4)
+_BARE_HEAD, _BARE_ARGS, _BARE_AFTER = range(3)  # where a bare call stands
 
 
-class Gemma4ToolParser(ToolParser):
+class Gemma4ToolParser(LiteralCallParser):
     tool_open_tags = (TOOL_CALL, TOOL_RESPONSE, EOS)
     template_markers = (TOOL_CALL, TOOL_CALL_END, TOOL_RESPONSE)  # the templates write no ``<eos>``
     # A reply's first characters: the spurious label, or a bare call (see the module docstring).
@@ -77,167 +79,109 @@ class Gemma4ToolParser(ToolParser):
     tool_close_tag = TOOL_CALL_END
     tool_close_prefixes = ()  # every marker is one special token (gemma-4/)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,o:{...}}<tool_call|>…'
-    streaming = "arguments: a string value as it grows; a bare scalar at its terminator"
     # What may precede the name (the first is the template's), the name's characters and the
-    # arguments' literal syntax: class data, so a declarative template's variant
-    # (lmparse.tools.template_calls) is this parser with other values.
+    # arguments' literal syntax (``lmparse.tools.literal_call``).
     call_heads: tuple[str, ...] = (_CALL, _BARE)
-    name_chars: re.Pattern[str] = _NAME
+    name_chars = NAME_CHARS
     grammar = GEMMA_LITERAL
-    paren_grammar: ValueGrammar | None = GEMMA_PAREN_LITERAL  # ``call:NAME(...)``; None: not accepted
+    paren_grammar = GEMMA_PAREN_LITERAL  # ``call:NAME(...)``
 
     def start_block(self, open_tag: str) -> None:
         super().start_block(open_tag)
         self._past_end: list[str] | None = [] if open_tag in (TOOL_RESPONSE, EOS) else None
         self._eos = open_tag == EOS
+        self._call = self._past_end is None and open_tag != ""  # a call after ``<|tool_call>``
 
     def _reset_payload(self) -> None:
-        self._phase = _HEAD
-        self._literal = LiteralTranslator(self.grammar)
+        super()._reset_payload()
+        self._bare_stage = _BARE_HEAD
         self._bare_call: tuple[str, list[str]] = ("", [])  # a bare call's name and JSON arguments, held
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+        if self._call:  # (not super(): this is the hot entry)
+            return LiteralCallParser._consume_stream_payload(self, text, deltas, final=final)
         if self._past_end is not None:
-            if self._eos and not self._committed and not (self.calls_emitted or self.dropped):
-                self._reject(deltas)  # no call yet: ``<eos>`` is not this family's end of a call turn
-                return 0
+            if self._eos and not self.committed and not (self.calls_emitted or self.dropped):
+                return 0, self._reject(deltas)  # no call yet: ``<eos>`` is not this family's end of a call turn
             return self._consume_past_end(self._past_end, text, final)
-        if self._bare:
-            return self._consume_bare(text, deltas, final)
-        pos = 0
-        if self._phase == _HEAD:
-            found = self._consume_head(text, deltas)
-            if found is None:
-                return 0
-            pos = found
-            if self._rejected:
-                return pos
-        return self._consume_arguments(text, pos, deltas, final)
+        return self._consume_bare(text, deltas, final)
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
-        """The named call's arguments from ``pos``: the new position."""
-        literal = self._literal
-        pos = literal.feed(text, pos, final)
-        self._calls.arguments(deltas, literal.writer.take())
-        if literal.done:
-            self._end_call(deltas)
-            self._payload_closed = True
-        elif literal.broken:
-            self._reject(deltas)  # after the name: the call ends with what it had
-        return pos
-
-    def _consume_head(self, text: str, deltas: Deltas) -> int | None:
-        """``call:NAME`` up to its ``{``: the call's name, or None while it is arriving."""
-        lead = next((head for head in self.call_heads if text.startswith(head)), None)
-        if lead is None:
-            if at_partial(text, 0, self.call_heads[0]):
-                return None
-            self._reject(deltas)
-            return 0
-        end = self.name_chars.match(text, len(lead)).end()  # type: ignore[union-attr]
-        paren = end < len(text) and text[end] == "(" and self.paren_grammar is not None
-        if end - len(lead) > _MAX_NAME or (end < len(text) and (text[end] != "{" and not paren or end == len(lead))):
-            self._reject(deltas)
-            return 0
-        if end == len(text):
-            return None
-        if paren:
-            self._literal = LiteralTranslator(self.paren_grammar)  # type: ignore[arg-type]
-        self._begin_call()
-        self._emit_name(deltas, text[len(lead):end])
-        self._phase = _ARGS
-        return end
-
-    def _consume_past_end(self, past_end: list[str], text: str, final: bool) -> int:
+    def _consume_past_end(self, past_end: list[str], text: str, final: bool) -> PayloadStep:
         """After ``<|tool_response>`` the model plays the tool: not the reply.  Kept for
         ``dropped`` (one record at the end, if anything came)."""
-        self._committed = True
+        self._commit()
         past_end.append(text)
-        if final:
-            past = "".join(past_end)
-            if past:
-                self._calls.cut(past, PAST_END)
-            self._payload_closed = True
-        return len(text)
+        if not final:
+            return len(text), MORE
+        past = "".join(past_end)
+        if past:
+            self._calls.cut(past, PAST_END)
+        return len(text), PAYLOAD_CLOSED
 
-    def _consume_bare(self, text: str, deltas: Deltas, final: bool) -> int:
+    def _consume_bare(self, text: str, deltas: Deltas, final: bool) -> PayloadStep:
         """The reply's first characters, with no open tag: the spurious channel label, or a
         bare call held until the end of the reply proves it is the whole reply."""
-        if self._phase == _HEAD:
+        if self._bare_stage == _BARE_HEAD:
             if text.startswith(LABEL):
-                self._calls.cut(LABEL, LABEL_DROPPED)
-                self._committed = self._payload_closed = True
-                return len(LABEL)
+                self._cut(LABEL, LABEL_DROPPED)
+                return len(LABEL), PAYLOAD_CLOSED
             if not final and at_partial(text, 0, LABEL, *_BARE_HEADS):
-                return 0
+                return 0, MORE
             pos = self._bare_head(text, final)
-            if self._phase == _HEAD:
-                return pos
+            if pos is None:
+                return 0, self._reject(None)
+            if self._bare_stage == _BARE_HEAD:
+                return pos, MORE
         else:
             pos = 0
-        if self._phase == _BARE_ARGS:
+        if self._bare_stage == _BARE_ARGS:
             literal = self._literal
             pos = literal.feed(text, pos, final)
             self._bare_call[1].append(literal.writer.take())
             if not literal.done:
                 if literal.broken or final:
-                    self._reject(None)  # text: the replay gives it all back
-                return pos
-            self._phase = _BARE_AFTER
+                    return pos, self._reject(None)  # text: the replay gives it all back
+                return pos, MORE
+            self._bare_stage = _BARE_AFTER
         end = skip_ws(text, pos)
         if end < len(text) or end - pos > _MAX_TRAILING:
-            self._reject(None)  # more than the call: prose about the syntax
-        elif final:  # the whole reply was this call
-            name, arguments = self._bare_call
-            self._begin_call()
-            self._emit_name(deltas, name)
-            self._calls.arguments(deltas, "".join(arguments))
-            self._end_call(deltas)
-            self._payload_closed = True
-        return pos  # trailing whitespace stays the reply's
+            return pos, self._reject(None)  # more than the call: prose about the syntax
+        if not final:
+            return pos, MORE  # trailing whitespace stays the reply's
+        name, arguments = self._bare_call  # the whole reply was this call
+        self._begin_call()
+        self._emit_name(deltas, name)
+        self._calls.arguments(deltas, "".join(arguments))
+        self._end_call(deltas)
+        return pos, PAYLOAD_CLOSED
 
-    def _bare_head(self, text: str, final: bool) -> int:
-        """``call:NAME{`` or ``<call>NAME{`` with NAME an offered tool, else not a bare call."""
+    def _bare_head(self, text: str, final: bool) -> int | None:
+        """``call:NAME{`` or ``<call>NAME{`` with NAME an offered tool (the position of its
+        ``{``; 0 while it is arriving), or None: not a bare call."""
         lead = next((head for head in _BARE_HEADS if text.startswith(head)), None)
         allowed = self.request.allowed_names
         if lead is None or not allowed:
-            self._reject(None)
-            return 0
+            return None
         end = self.name_chars.match(text, len(lead)).end()  # type: ignore[union-attr]
         if end == len(text) and not final and end - len(lead) <= _MAX_NAME:
             return 0
         name = text[len(lead):end]
         if end == len(text) or text[end] != "{" or name not in allowed:
-            self._reject(None)
-            return 0
+            return None
         self._bare_call = (name, [])
-        self._phase = _BARE_ARGS
+        self._bare_stage = _BARE_ARGS
         return end
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> int:
-        if self._bare:  # no open tag, so no close tag is owed
-            self._closed = True
-            return pos
-        if self._past_end is not None:
-            self._closed = True
-            return pos
+    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+        if self.bare or self._past_end is not None:  # no close tag is owed
+            return pos, True
         if text.startswith(TURN_END, pos):  # the turn ended where the close tag belonged
-            self._closed = True
-            return pos + len(TURN_END)
+            return pos + len(TURN_END), True
         if not final and at_partial(text, pos, TURN_END, TOOL_CALL_END):
-            return pos
+            return pos, False
         return super()._consume_close(text, pos, final)
-
-    @classmethod
-    def render(cls, calls: list[tuple[str, str]]) -> str:
-        return "".join(f"{TOOL_CALL}call:{name}{write_arguments(args)}{TOOL_CALL_END}" for name, args in calls)
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
         """Gemma object-literal arguments (``lmparse.constrain`` spells them with ``gemma`` rules)."""
-        return derive_call_syntax(cls, "gemma", write_arguments)
-
-
-def write_arguments(arguments: str) -> str:
-    """JSON arguments as the template writes them (it also sorts keys; the parser does not care)."""
-    return render_literal(json.loads(arguments), GEMMA_LITERAL)
+        return derive_call_syntax(cls, "gemma", cls.write_arguments)

@@ -61,21 +61,20 @@ class Lfm2ToolParser(PythonicToolParser):
     block_lead = ""
     block_separator = ""
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> int:
-        end = super()._consume_close(text, pos, final)
-        if not self._closed or not text.endswith(TOOL_CALL_END, 0, end):
-            return end
+    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+        end, closed = super()._consume_close(text, pos, final)
+        if not closed or not text.endswith(TOOL_CALL_END, 0, end):
+            return end, closed
         at = skip_ws(text, end)
         if at < len(text) and text[at] != LIST_OPEN:
-            return end  # text after the block: content
+            return end, True  # text after the block: content
         orphan = text.find(TOOL_CALL_END, at, at + _ECHO_LIMIT + len(TOOL_CALL_END))
         if orphan != -1 and text.find(TOOL_CALL_START, at, orphan) == -1:
             self._calls.cut(text[at:orphan + len(TOOL_CALL_END)], ECHO)
-            return orphan + len(TOOL_CALL_END)
+            return orphan + len(TOOL_CALL_END), True
         if final or len(text) - at > _ECHO_LIMIT or (orphan == -1 and TOOL_CALL_START in text[at:]):
-            return end
-        self._closed = False  # an echo may still be arriving: wait (the close tag is read again)
-        return pos
+            return end, True
+        return pos, False  # an echo may still be arriving: wait (the close tag is read again)
 
     @classmethod
     def call_syntax(cls) -> CallSyntax:

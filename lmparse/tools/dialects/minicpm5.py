@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..base import Deltas
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, at_partial, function_hook, read_attribute, skip_ws
 
@@ -66,6 +65,7 @@ class MiniCPM5ToolParser(XmlToolParser):
     argument_style = "minicpm5_xml"
     parameter_open = PARAM
     function_close = END_FUNCTION
+    one_call_per_block = True  # the router reads the layout between calls
 
     def _reset_payload(self) -> None:
         super()._reset_payload()
@@ -79,10 +79,6 @@ class MiniCPM5ToolParser(XmlToolParser):
         opener = opener or FUNCTION
         self._quoted_head = self._quoted_head or payload.startswith((f'{opener}"', f"{opener}'"), at)
         return function_hook(payload, pos, opener, read_attribute)
-
-    def _close_arguments(self, deltas: Deltas) -> None:
-        super()._close_arguments(deltas)
-        self._payload_closed = True  # one call per block: the router reads the layout between calls
 
     def _cut_is_syntax(self) -> bool:
         """Cut off after ``<function name="`` (tags the tokenizer keeps whole): a call, so the

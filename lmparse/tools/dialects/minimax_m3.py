@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 
-from ..base import Deltas, ToolParser
+from ..base import MORE, PAYLOAD_CLOSED, Deltas, Payload, PayloadStep, ToolParser
 from ..element_values import ElementTranslator, render_elements
 from ._syntax import at_partial, read_attribute, skip_ws
 
@@ -66,33 +66,32 @@ class MiniMaxM3ToolParser(ToolParser):
     def _reset_payload(self) -> None:
         self._args: ElementTranslator | None = None
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
         pos = 0
         while True:
             args = self._args
             if args is None:
                 found = self._consume_invoke(text, pos, deltas)
                 if found is None:
-                    return len(text) if final and self._committed else pos
-                pos = found
-                if self._payload_closed or self._rejected:
-                    return pos
+                    return len(text) if final and self.committed else pos, MORE
+                pos, status = found
+                if status is not MORE:
+                    return pos, status
                 continue
             pos = args.feed(text, pos, final)
             if args.broken:
                 args.close()
             self._calls.arguments(deltas, args.writer.take())
             if args.broken:
-                self._reject(deltas)  # text where a parameter belongs: the call ends with what it had
-                return pos
+                return pos, self._reject(deltas)  # text where a parameter belongs: the call ends with what it had
             if not args.done:
-                return len(text) if final else pos  # at the end, a cut-off tag is the call's own markup
+                return len(text) if final else pos, MORE  # at the end, a cut-off tag is the call's own markup
             self._end_call(deltas)
             self._args = None
 
-    def _consume_invoke(self, text: str, pos: int, deltas: Deltas) -> int | None:
-        """``NS<invoke name="N">`` opens a call; the block's closer (or anything else after
-        a call) ends the payload.  None: wait for more text."""
+    def _consume_invoke(self, text: str, pos: int, deltas: Deltas) -> PayloadStep | None:
+        """``NS<invoke name="N">`` opens a call (``MORE``: its arguments follow); the block's
+        closer (or anything else after a call) ends the payload.  None: wait for more text."""
         at = skip_ws(text, pos)
         head = ns_tag(text, at, "<invoke name=")
         if head is None:
@@ -103,43 +102,39 @@ class MiniMaxM3ToolParser(ToolParser):
                 return None
             name = found[0].strip() if found else ""
             if not found or not name:
-                self._reject(deltas)
-                return pos
+                return pos, self._reject(deltas)
             self._begin_call()
             self._emit_name(deltas, name)
             schema = self.request.schema_for(name) if self.request.tools else None
             self._args = ElementTranslator(NS, schema, root="invoke", outer=("tool_call",), stops=("invoke ",))
-            return found[1]
+            return found[1], MORE
         if at == len(text) or ns_tag(text, at, "</tool_call>") is None:
             return None
-        if self._committed:
-            self._payload_closed = True  # the close tag (or stray text) is the block's business
-        else:
-            self._reject(deltas)
-        return pos
+        if self.committed:
+            return pos, PAYLOAD_CLOSED  # the close tag (or stray text) is the block's business
+        return pos, self._reject(deltas)
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> int:
+    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
         at = skip_ws(text, pos)
         end = ns_tag(text, at, "</tool_call>")
         if end is not None and end > 0:
-            self._closed = True
-            return end
+            return end, True
         if end is None and not final:
-            return pos
-        found = super()._consume_close(text, pos, final)
+            return pos, False
+        found, closed = super()._consume_close(text, pos, final)
         stray = text[pos:found].strip()
         if stray.endswith(CLOSE):
             stray = stray[:-len(CLOSE)].rstrip()
         if stray:
             self._calls.cut(stray, BROKEN)  # dropped with the block, and recorded
-        return found
+        return found, closed
 
-    def _finish_payload(self, deltas: Deltas) -> None:
+    def _finish_payload(self, deltas: Deltas) -> Payload:
         args = self._args
         if args is not None:
             args.close()
             self._calls.arguments(deltas, args.writer.take())
-        super()._finish_payload(deltas)
+        return super()._finish_payload(deltas)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..base import Deltas
+from ..base import MORE, PAYLOAD_CLOSED, RUN, Deltas, Payload, PayloadStep
 from ..json_envelope import JsonToolParser
 from ._syntax import at_partial, skip_ws
 
@@ -53,20 +53,22 @@ class MistralToolParser(JsonToolParser):
         self._name = ""
         self._spaced = False  # whitespace came between the marker and the name
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
         if not self._form:
             first = skip_ws(text, 0)
             if first == len(text):
-                return 0
+                return 0, MORE
             self._form = _ARRAY if text[first] in "[{" else _NAMED
         if self._form == _ARRAY:
             return super()._consume_stream_payload(text, deltas, final=final)
-        pos = 0 if self._stage == _VALUE else self._consume_head(text, deltas, final)
-        if self._stage != _VALUE or self._rejected:
-            return pos
+        pos = 0
+        if self._stage != _VALUE:
+            pos, status = self._consume_head(text, deltas, final)
+            if self._stage != _VALUE or status is not MORE:
+                return pos, status
         return self._consume_arguments(text, pos, deltas, final)
 
-    def _consume_head(self, text: str, deltas: Deltas, final: bool) -> int:
+    def _consume_head(self, text: str, deltas: Deltas, final: bool) -> PayloadStep:
         """``NAME[ARGS]``, ``NAME[CALL_ID]ID[ARGS]`` or ``NAME{``; the call opens there."""
         pos, n = 0, len(text)
         while True:
@@ -77,15 +79,14 @@ class MistralToolParser(JsonToolParser):
             word = self._word + text[pos:end]
             pos = end
             if len(word) > _MAX_WORD:
-                self._reject(deltas)
-                return pos
+                return pos, self._reject(deltas)
             self._word = word
             if pos == n:
                 if final and self._spaced and self._stage == _NAME:
                     # A word cut off by the end of the reply is a name only where templates
                     # write one, right after the marker; after whitespace it is prose.
-                    self._reject(deltas)
-                return pos
+                    return pos, self._reject(deltas)
+                return pos, MORE
             if word and self._stage == _NAME and text.startswith(CALL_ID, pos):
                 self._name, self._word, self._stage = word, "", _ID
                 pos += len(CALL_ID)
@@ -96,7 +97,7 @@ class MistralToolParser(JsonToolParser):
                 self._begin_call()
                 self._emit_name(deltas, name, call_id)
                 self._arguments.reset()
-                return pos + len(ARGS)
+                return pos + len(ARGS), MORE
             value = skip_ws(text, pos)
             if word and self._stage == _NAME and value < n and text[value] == "{":
                 # ``NAME{...}``: what a v11+ stream reads like once a server has skipped
@@ -105,30 +106,26 @@ class MistralToolParser(JsonToolParser):
                 self._begin_call()
                 self._emit_name(deltas, word)
                 self._arguments.reset()
-                return value
+                return value, MORE
             if value == n or at_partial(text, pos, ARGS, CALL_ID):
-                return pos  # (at the end of the reply, a head cut off here is the block's syntax)
-            self._reject(deltas)  # prose after the marker: the block is text
-            return pos
+                return pos, MORE  # (at the end of the reply, a head cut off here is the block's syntax)
+            return pos, self._reject(deltas)  # prose after the marker: the block is text
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> PayloadStep:
         arguments = self._arguments
         pos = arguments.consume(text, pos, deltas, final)
         if not arguments.scanner.done:
-            self._run_open = arguments.in_run
-            return pos
+            return pos, RUN if arguments.in_run else MORE
         if arguments.scanner.broken:  # ``[ARGS]`` not followed by JSON: the call has no arguments
-            self._reject(deltas)
-            return pos
+            return pos, self._reject(deltas)
         arguments.flush(deltas)
         self._end_call(deltas)
-        self._payload_closed = True
-        return pos
+        return pos, PAYLOAD_CLOSED
 
-    def _finish_payload(self, deltas: Deltas) -> None:
+    def _finish_payload(self, deltas: Deltas) -> Payload:
         if self._form == _NAMED and self._stage == _VALUE:
             self._arguments.flush(deltas, complete=False)  # truncated: as written
-        super()._finish_payload(deltas)
+        return super()._finish_payload(deltas)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..base import Deltas, ToolParser
+from ..base import MORE, PAYLOAD_CLOSED, Deltas, Payload, PayloadStep, ToolParser
 from ..python_call import CallScanner, call_arguments, python_literal
 from ..syntax import CallSyntax
 from ._syntax import skip_ws
@@ -65,16 +65,16 @@ class PythonicToolParser(ToolParser):
         self._source: list[str] = []  # the current call's source, as it arrived
         self._deferred: list[tuple[str, str]] = []  # invalid calls before the block held a call
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> int:
+    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
         pos, n = 0, len(text)
-        while not (self._payload_closed or self._rejected):
+        while True:
             phase = self._phase
             if phase == _CALL:
                 end, closed = self._scanner.scan(text, pos, final)
                 self._source.append(text[pos:end])
                 pos = end
                 if not closed:
-                    return pos
+                    return pos, MORE
                 self._finish_call(deltas)
                 self._phase = _AFTER
             elif phase == _ELEMENT:
@@ -86,30 +86,28 @@ class PythonicToolParser(ToolParser):
                     self._phase = _CALL
                     pos = head.end()
                 elif (close := _LIST_END.match(text, pos)) is not None:
-                    self._payload_closed = True
-                    pos = close.end()
+                    return close.end(), PAYLOAD_CLOSED
                 elif n - pos <= _MAX_HEAD and _HEAD_PREFIX.match(text, pos):
-                    if final and self._committed:  # a later call's head, cut off: syntax
+                    if final and self.committed:  # a later call's head, cut off: syntax
                         if text[pos:].strip():
                             self._calls.cut(text[pos:])
-                        return n
-                    return pos
+                        return n, MORE
+                    return pos, MORE
                 else:
-                    self._reject(deltas)  # not a call: the block is text, or ends here
+                    return pos, self._reject(deltas)  # not a call: the block is text, or ends here
             else:
                 start = skip_ws(text, pos)
                 if start == n:
-                    return pos
+                    return pos, MORE
                 c = text[start]
                 if phase == _OPEN and c == LIST_OPEN:
                     self._phase, pos = _ELEMENT, start + 1
                 elif phase == _AFTER and c == ",":
                     self._phase, pos = _ELEMENT, start + 1
                 elif phase == _AFTER and c == "]":
-                    self._payload_closed, pos = True, start + 1
+                    return start + 1, PAYLOAD_CLOSED
                 else:
-                    self._reject(deltas)
-        return pos
+                    return pos, self._reject(deltas)
 
     def _finish_call(self, deltas: Deltas) -> None:
         arguments, reason = call_arguments("".join(self._source), self.json_constants)
@@ -126,7 +124,7 @@ class PythonicToolParser(ToolParser):
         self._end_call(deltas)
 
     def _invalid(self, name: str, reason: str) -> None:
-        if self._committed:
+        if self.committed:
             self._record_drop(name, reason)
         else:
             self._deferred.append((name, reason))
@@ -136,11 +134,11 @@ class PythonicToolParser(ToolParser):
         self._drop(name, reason)
         self._end_call(None)
 
-    def _finish_payload(self, deltas: Deltas) -> None:
+    def _finish_payload(self, deltas: Deltas) -> Payload:
         if self._phase == _CALL:
             self._invalid(self._name, "cut off by the end of input")
             self._phase = _AFTER
-        super()._finish_payload(deltas)
+        return super()._finish_payload(deltas)
 
     @classmethod
     def call_syntax(cls) -> CallSyntax:
