@@ -7,8 +7,12 @@ finds become plain regression cases (``FOUND`` in tests/test_fuzz_all_parsers.py
 
 import os
 
-from hypothesis import settings
+try:
+    from hypothesis import settings
+except ImportError:  # the engine venvs (tests/integrations) run without the dev extra
+    settings = None
 
-settings.register_profile("repeatable", derandomize=True, print_blob=True)
-settings.register_profile("explore", derandomize=False, print_blob=True)
-settings.load_profile(os.environ.get("LMPARSE_HYPOTHESIS_PROFILE", "repeatable"))
+if settings is not None:
+    settings.register_profile("repeatable", derandomize=True, print_blob=True)
+    settings.register_profile("explore", derandomize=False, print_blob=True)
+    settings.load_profile(os.environ.get("LMPARSE_HYPOTHESIS_PROFILE", "repeatable"))
