@@ -70,3 +70,20 @@ def test_import_lmparse_loads_no_third_party_module() -> None:
     # Nor the standard library's heavy modules (``inspect`` alone was a fifth of the import,
     # pulled in by pkgutil.iter_modules and dataclasses): ``import lmparse`` stays under 50 ms.
     assert {"inspect", "dataclasses", "asyncio", "email", "http"} & {m.split(".")[0] for m in loaded} == set()
+
+
+def test_ab_reads_every_lmparse_configuration_and_reports_the_geomean():
+    from bench.ab import _rows, report
+
+    run = {"results": [{"impl": "lmparse", "section": "stack", "fixture": "long-string", "size": 10, "chunk": 1,
+                        "mb_per_s": 2.0},
+                       {"impl": "pass-through", "section": "passthrough", "fixture": "long-string", "size": 10,
+                        "chunk": 1, "mb_per_s": 9.0}],
+           "dialects": [{"impl": "lmparse", "section": "dialect", "dialect": "qwen", "fixture": "string-arg",
+                         "size": 10, "chunk": None, "mb_per_s": 4.0}],
+           "versus": [{"case": "qwen JSON", "chunking": "4", "size": 10, "ours_mbs": 1.0}]}
+    keys = dict(_rows(run))
+    assert set(keys) == {("stack", "", "long-string", 10, "1"), ("dialect", "qwen", "string-arg", 10, "None"),
+                         ("versus", "qwen JSON", "4", 10, "")}
+    text = report({key: ratio for key, ratio in zip(sorted(keys), (0.5, 2.0, 1.0), strict=True)})
+    assert text.startswith("configurations 3; geomean this/base 1.000; min 0.500; max 2.000")
