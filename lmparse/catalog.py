@@ -83,10 +83,13 @@ def family_rows() -> list[dict[str, Any]]:
     """One row per declared family, by name."""
     def row(f: Family) -> dict[str, Any]:
         peers = {k: list(v) for k, v in f.peers._asdict().items() if v}
+        lead, separator = f.layout
+        syntax = f.call_syntax()
         return {"family": f.name, "description": f.description, "tool": _names(f.tool, f.tool_names),
                 "reasoning": _names(f.reasoning, f.reasoning_names), "response": f.response_parser,
                 "tokenizer": f.tokenizer or "-", "templates": list(f.verified_templates), "peers": peers,
-                "verified": f.verified}
+                "verified": f.verified, "layout": {"block_lead": lead, "block_separator": separator},
+                "structural_tag": syntax.arguments if syntax is not None else "-"}
     return [row(f) for f in sorted(FAMILIES, key=lambda f: f.name)]
 
 

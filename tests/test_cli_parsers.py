@@ -75,3 +75,7 @@ def test_families_lists_every_declared_family(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [r["family"] for r in rows] == sorted(f.name for f in FAMILIES)
     assert all(r["tool"] or r["response"] != "default" for r in rows)
+    by_name = {r["family"]: r for r in rows}
+    assert by_name["qwen3"]["layout"] == {"block_lead": "\n", "block_separator": "\n"}  # the qwen dialect's
+    assert by_name["glm47"]["structural_tag"] == "glm_xml" and by_name["cohere-command"]["structural_tag"] == "-"
+    assert by_name["gpt-oss"]["structural_tag"] == "json"  # Harmony describes its calls itself

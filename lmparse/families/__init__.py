@@ -26,7 +26,7 @@ from ..response.template import ResponseTemplateParser
 from ._shared import THINK
 from ._spec import Family, Parser, Peers
 
-__all__ = ["Family", "Parser", "Peers", "FAMILIES", "GENERIC", "DEFAULT", "get_family", "families_of"]
+__all__ = ["Family", "Parser", "Peers", "FAMILIES", "GENERIC", "DEFAULT", "get_family"]
 
 DEFAULT = "qwen3"  # the family ``lmparse serve`` binds when none is named
 
@@ -85,8 +85,3 @@ def get_family(name: str) -> Family:
         return _BY_NAME[name]
     except KeyError:
         raise ValueError(f"unknown family {name!r}; known: {', '.join(sorted(_BY_NAME))}") from None
-
-
-def families_of(parser_class: type) -> list[Family]:
-    """The families whose tool, reasoning or response parser is ``parser_class``."""
-    return [f for f in FAMILIES for p in (f.tool, f.reasoning, f.response) if p is not None and p.cls is parser_class]
