@@ -30,7 +30,7 @@ from .check import check_calls, schema_errors
 from .gbnf import calls_grammar
 from .structural import structural_tag
 
-__all__ = ["Unconstrainable", "constraint_for", "gbnf_for", "structural_tag_for", "chosen_functions",
+__all__ = ["Unconstrainable", "constraint_for", "gbnf_for", "structural_tag_for",
            "legacy_request", "dialect_syntax", "check_calls", "schema_errors", "ENGINE_FIELDS", "Reasoning"]
 
 # (start tag or None, end tag, whether the reply starts inside the reasoning block)
@@ -70,12 +70,6 @@ def _request(request: ParserRequest | Any, tool_choice: Any, parallel: bool) -> 
     if isinstance(request, ParserRequest):
         return request
     return legacy_request(request, tool_choice, parallel)
-
-
-def chosen_functions(tools: Any, tool_choice: Any) -> list[dict[str, Any]] | None:
-    """The functions one of which the reply must call, or None when it need not call any
-    (``ParserRequest.required_functions`` for the raw OpenAI fields)."""
-    return legacy_request(tools, tool_choice).required_functions
 
 
 def _describer(dialect: str | None) -> Any:
