@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .events import CONTENT, CallArgs, CallStart, Channel, Events, Text
+
 __all__ = [
+    "Deltas",
+    "deltas_of",
     "arguments_delta",
     "DeltaFunctionCall",
     "DeltaToolCall",
@@ -117,6 +121,69 @@ def arguments_delta(index: int, arguments: str) -> DeltaMessage:
     delta = _new(DeltaMessage)
     delta.content, delta.reasoning_content, delta.tool_calls = None, None, [call]
     return delta
+
+
+_NO_DELTA = DeltaMessage()  # (``parts`` is empty until there is a delta)
+# What ``stream_chunk`` returns: each delta, and whether it carries tool-call data.
+Deltas = list[tuple[DeltaMessage, bool]]
+
+
+def deltas_of(events: Events) -> Deltas:
+    """One chunk's events as OpenAI-shaped deltas: the edge, the one place deltas are built.
+
+    Neighbouring texts of one channel are one delta; a call's start and the argument text
+    right after it are one delta (the first of the call: id, type, name, maybe arguments), and
+    so are neighbouring argument texts of one call.  Call ends and drop records have none."""
+    out: Deltas = []
+    channel: Channel | None = None  # what the last delta collects: text of this channel,
+    call = -1  # or the arguments of this call
+    delta = _NO_DELTA
+    parts: list[str] = []  # more text for it, joined when it closes
+    for event in events:
+        if isinstance(event, CallArgs):
+            if event.index == call:
+                parts.append(event.text)
+                continue
+            if parts:
+                _join(delta, parts)
+                parts = []
+            channel, call = None, event.index
+            delta = arguments_delta(call, event.text)
+            out.append((delta, True))
+        elif isinstance(event, Text):
+            if event.channel is channel:
+                parts.append(event.text)
+                continue
+            if parts:
+                _join(delta, parts)
+                parts = []
+            channel, call = event.channel, -1
+            delta = DeltaMessage(event.text) if channel is CONTENT else DeltaMessage(None, event.text)
+            out.append((delta, False))
+        elif isinstance(event, CallStart):
+            if parts:
+                _join(delta, parts)
+                parts = []
+            channel, call = None, event.index
+            head = DeltaToolCall(call, event.id, "function", DeltaFunctionCall(event.name, None))
+            delta = DeltaMessage(None, None, [head])
+            out.append((delta, True))
+    if parts:
+        _join(delta, parts)
+    return out
+
+
+def _join(delta: DeltaMessage, parts: list[str]) -> None:
+    """The rest of ``delta``'s text, after the piece it was made with."""
+    more = "".join(parts)
+    if delta.tool_calls:
+        fn = delta.tool_calls[0].function
+        if fn is not None:  # (``deltas_of`` made it with one)
+            fn.arguments = (fn.arguments or "") + more
+    elif delta.content is not None:
+        delta.content += more
+    else:
+        delta.reasoning_content = (delta.reasoning_content or "") + more
 
 
 class FunctionCall:

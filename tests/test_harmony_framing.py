@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from lmparse.messages import deltas_of
 from lmparse.request import ParserRequest
 from lmparse.response.harmony.framing import FRAMING, Event, Framer, Framing, text_events
 from lmparse.response.harmony.router import Router
@@ -62,23 +63,18 @@ REACH = {
 }
 
 
-class Deltas(list):
-    """The deltas a chunk produced, read after the router writes its open delta."""
-
-    def __init__(self, router: Router) -> None:
-        super().__init__()
-        self.router = router
+class Events(list):
+    """The events a chunk produced, folded as the deltas the edge makes of them."""
 
     def folded(self) -> tuple:
-        self.router.flush()
-        return folded(self)
+        return folded(deltas_of(self))
 
 
 def framer_in(state: Framing, verdict=("final", None)):
     messages = Recorder(verdict)
     router = Router(ParserRequest.accept_all())
     framer = Framer(router, messages)
-    out = Deltas(router)
+    out = Events()
     for event, payload in REACH[state]:
         framer.handle(event, payload, out)
     assert framer.state is state

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from lmparse import create_parser
+from lmparse.events import CONTENT, REASONING
 from lmparse.markers import MarkerSet
 from lmparse.response.base import BaseResponseParser
 from lmparse.response.label import OpenTagLabel
@@ -149,32 +150,27 @@ def lane(label: OpenTagLabel | None = None) -> TextLane:
 
 
 def test_the_lane_takes_text_without_markers_whole() -> None:
-    deltas: list = []
-    assert lane().take("hello there", deltas) == 11
-    assert [(d.content, d.reasoning_content) for d, _ in deltas] == [("hello there", None)]
+    lane_ = lane()
+    assert lane_.take("hello there") == 11
+    assert lane_.channel is CONTENT
 
 
 def test_the_lane_holds_what_may_begin_a_marker() -> None:
-    deltas: list = []
-    assert lane().take("a line\n", deltas) == 6
-    assert deltas[0][0].content == "a line"
+    assert lane().take("a line\n") == 6
 
 
 def test_the_lane_leaves_markers_to_the_router() -> None:
-    deltas: list = []
-    assert lane().take("so <think>", deltas) == -1
-    assert deltas == []
+    assert lane().take("so <think>") == -1
 
 
 def test_the_lane_follows_the_router_state() -> None:
     lane_ = lane()
-    deltas: list = []
     lane_.follow(State.REASONING)
-    assert lane_.take("<think> is text here", deltas) == 20
-    assert deltas[0][0].reasoning_content == "<think> is text here"
+    assert lane_.take("<think> is text here") == 20
+    assert lane_.channel is REASONING
     for state in (State.TOOL, State.AFTER_BLOCK, State.PLAIN_START, State.REASONING_START):
         lane_.follow(state)
-        assert lane_.take("text", deltas) == -1
+        assert lane_.take("text") == -1
 
 
 def test_the_lane_waits_for_a_reasoning_label() -> None:
@@ -182,9 +178,9 @@ def test_the_lane_waits_for_a_reasoning_label() -> None:
     lane_ = lane(label)
     lane_.follow(State.REASONING)
     label.opened()
-    assert lane_.take("thought\nhm", []) == -1  # the router skips the label
+    assert lane_.take("thought\nhm") == -1  # the router skips the label
     label.pending = False
-    assert lane_.take("hm", []) == 2
+    assert lane_.take("hm") == 2
 
 
 # ---- BlockReplay -------------------------------------------------------------------------------

@@ -48,21 +48,26 @@ state: ``TextLane`` (the fast path for content and reasoning text), ``ToolBlock`
 state's block parser, its ``BlockReplay`` and where it returns), ``ReasoningTokenCounter`` and
 ``OpenTagLabel`` (a label after the reasoning open tag).  ``parse_complete`` is
 ``stream_chunk(final=True)`` folded: there is no second grammar.
+
+What every step, lexer and block parser decided about the reply's characters is appended to
+the chunk's content events (``lmparse.events``); ``stream_chunk`` is the edge that makes them
+OpenAI deltas (``deltas_of``), except a text-lane chunk, which is one delta built directly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..messages import ParsedMessage
+from ..events import CONTENT, REASONING, Events, Text
+from ..messages import DeltaMessage, Deltas, ParsedMessage, arguments_delta, deltas_of
 from ..reasoning import ReasoningParser
 from ..request import ParserRequest
-from ..tools.base import OPEN, REJECTED, TRUNCATED, BlockStep, Deltas, DroppedCall, ToolParser, build_tool_calls
+from ..tools.base import OPEN, REJECTED, TRUNCATED, BlockStep, DroppedCall, ToolParser, build_tool_calls
 from .block import NoTools, ToolBlock
 from .label import OpenTagLabel
 from .lexers import Lexers, RouterMarkers
 from .routing import NEVER, RESUME, RETURNS_TO, ROUTING, STOPS, Mark, State
-from .text_lane import TextLane, append_text
+from .text_lane import TextLane
 from .tokens import ReasoningTokenCounter
 
 __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
@@ -172,16 +177,27 @@ class BaseResponseParser(ResponseParser):
     # ---- public surface -------------------------------------------------------------
 
     def stream_chunk(self, text: str, token_ids: list[int] | None = None, final: bool = False) -> Deltas:
-        deltas: Deltas = []
         if token_ids:
             self._tokens.note(self._base + len(self._pending), len(text), token_ids)
             self._counting = True
         pending = self._pending
         buf = pending + text if pending else text
         if self._state is _TOOL:
-            # Inside a block, the usual verdict (the block still open) is taken here, without the routing loop.
             block = self._block
-            step = block.parser.feed_tool_block(buf, deltas, final)
+            parser = block.parser
+            if parser.run_open and not final and (run := parser.take_run(buf)) is not None:
+                # The block's fast lane: argument text of the open call, one delta built here.
+                consumed, index, arguments = run
+                if consumed and block.replay.holding:
+                    block.replay.advance(True, buf[:consumed])
+                self._pending = buf[consumed:] if consumed < len(buf) else ""
+                self._base += consumed
+                if self._counting:
+                    self._settle_tokens(final)
+                return [(arguments_delta(index, arguments), True)] if index >= 0 else []
+            # Inside a block, the usual verdict (the block still open) is taken here, without the routing loop.
+            events: Events = []
+            step = parser.feed_tool_block(buf, events, final)
             if step[1] == OPEN:
                 consumed = step[0]
                 if consumed and block.replay.holding:
@@ -192,15 +208,23 @@ class BaseResponseParser(ResponseParser):
                     self._pending = ""
                 self._base += consumed
             else:
-                self._route(buf, 0, deltas, final, step)
-        elif final or (end := self._lane.take(buf, deltas)) < 0:
-            self._route(buf, 0, deltas, final)
+                self._route(buf, 0, events, final, step)
+        elif final or (end := self._lane.take(buf)) < 0:
+            events = []
+            self._route(buf, 0, events, final)
         else:
+            # The text lane: text of one channel, one delta built here.
             self._pending = buf[end:] if end < len(buf) else ""
             self._base += end
+            if self._counting:
+                self._settle_tokens(final)
+            if not end:
+                return []
+            piece = buf if end == len(buf) else buf[:end]
+            return [(DeltaMessage(piece) if self._lane.channel is CONTENT else DeltaMessage(None, piece), False)]
         if self._counting:
             self._settle_tokens(final)
-        return deltas
+        return deltas_of(events) if events else []
 
     @property
     def reasoning_tokens(self) -> int | None:
@@ -221,23 +245,23 @@ class BaseResponseParser(ResponseParser):
 
     # ---- the routing loop -------------------------------------------------------------
 
-    def _route(self, buf: str, pos: int, deltas: Deltas, final: bool, verdict: BlockStep | None = None) -> None:
+    def _route(self, buf: str, pos: int, events: Events, final: bool, verdict: BlockStep | None = None) -> None:
         """Read ``buf`` from ``pos``: lex an event in the current state, run its plan, until one waits."""
         entry = state = self._state
         while True:
             if state is _TOOL:
                 rest = buf[pos:] if pos else buf
                 if verdict is None:
-                    verdict = self._block.parser.feed_tool_block(rest, deltas, final)
+                    verdict = self._block.parser.feed_tool_block(rest, events, final)
                 buf, mark, start, end = self._read_verdict(buf, pos, rest, verdict)
                 verdict = None
             else:
-                mark, start, end = _LEXERS[state](self._lexers, buf, pos, deltas, final)
+                mark, start, end = _LEXERS[state](self._lexers, buf, pos, events, final)
             if mark is _END or mark is _BLOCK_OPEN:  # WAITS: their plan is to wait where the router stands
                 pos = end
                 break
             step, after = _PLANS[state][mark]
-            pos = step(self, buf, pos, start, end, deltas)
+            pos = step(self, buf, pos, start, end, events)
             state = self._state = after if after is not None else self._block.resume
             if mark in STOPS:
                 break
@@ -264,39 +288,39 @@ class BaseResponseParser(ResponseParser):
 
     # ---- steps: what a plan does (``pos``: where the lexer started; the marker at ``start:end``) ----
 
-    def _none(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _none(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         return end
 
-    def _drop(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _drop(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         return end  # the marker is consumed, and nothing of it goes out
 
-    def _open_reasoning(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _open_reasoning(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         self._label.opened()
         self._tokens.open(self._base + end)
         return end
 
-    def _leading_open(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _leading_open(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         """Reasoning at the reply's start: an open tag before any other text is dropped."""
         if start > pos and not buf[pos:start].isspace():
-            append_text(deltas, False, buf[start:end])  # text came first: not a leading tag, just text
+            events.append(Text(REASONING, buf[start:end]))  # text came first: not a leading tag, just text
         else:
-            self._open_reasoning(buf, pos, start, end, deltas)
+            self._open_reasoning(buf, pos, start, end, events)
         return end
 
-    def _close_reasoning(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _close_reasoning(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         self._tokens.close(self._base + start)
         return end
 
-    def _open_block(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _open_block(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         marker = buf[start:end]  # a rejected block replays the lead too
         self._enter(marker, start, self._markers.tag_of[marker], False)
         return end
 
-    def _open_payload(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _open_payload(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         self._enter(buf[start:end], start, "", True)
         return start  # the tag is the payload's first syntax
 
-    def _open_bare(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _open_bare(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         self._enter(buf[start:end], start, "", False)  # the leading whitespace is the block's opening
         return end
 
@@ -307,26 +331,26 @@ class BaseResponseParser(ResponseParser):
             resume = _PLAIN
         self._block.open(opening, self._base + start, open_tag, resume, opening_in_payload)
 
-    def _drop_separator(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _drop_separator(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         """Before another block the template's ``block_separator`` (or its end) is dropped; other whitespace is text."""
         if (cut := _layout_start(buf, start, end, self._markers.separator)) > start:
-            append_text(deltas, self._block.resume is _PLAIN, buf[start:cut])
+            events.append(Text(CONTENT if self._block.resume is _PLAIN else REASONING, buf[start:cut]))
         return end
 
-    def _end_block(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _end_block(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         self._block.replay.clear()
         return end
 
-    def _record_cut(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _record_cut(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         """The reply ended before the block's call was named: its markup goes to ``dropped``."""
         block = self._block
-        block.parser.record_cut(block.replay.take(buf[start:end]))
+        block.parser.record_cut(events, block.replay.take(buf[start:end]))
         return end
 
-    def _replay_opening(self, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+    def _replay_opening(self, buf: str, pos: int, start: int, end: int, events: Events) -> int:
         """Never became a call: the opening goes out as text, and what followed it is read again."""
         if end > start:
-            append_text(deltas, self._block.resume is _PLAIN, buf[start:end])
+            events.append(Text(CONTENT if self._block.resume is _PLAIN else REASONING, buf[start:end]))
         return end
 
     def _settle_tokens(self, final: bool) -> None:
@@ -353,15 +377,15 @@ def _layout_start(text: str, start: int, end: int, layout: str | None) -> int:
 
 
 # ROUTING compiled: a state's lexer, and each plan's step as a function, indexed by state and mark.
-_Lexer = Callable[[Lexers, str, int, Deltas, bool], tuple[Mark, int, int]]
-_Step = Callable[[BaseResponseParser, str, int, int, int, Deltas], int]
+_Lexer = Callable[[Lexers, str, int, Events, bool], tuple[Mark, int, int]]
+_Step = Callable[[BaseResponseParser, str, int, int, int, Events], int]
 
 
-def _no_lexer(lexers: Lexers, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+def _no_lexer(lexers: Lexers, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
     raise AssertionError("TOOL has no lexer: the block parser's verdict is its event")
 
 
-def _never(parser: BaseResponseParser, buf: str, pos: int, start: int, end: int, deltas: Deltas) -> int:
+def _never(parser: BaseResponseParser, buf: str, pos: int, start: int, end: int, events: Events) -> int:
     raise AssertionError(f"a lexer of state {parser.state} reported a mark its state declares impossible")
 
 

@@ -9,7 +9,7 @@ open tag and no bare start, so no block ever opens, and the router needs no opti
 
 from __future__ import annotations
 
-from ..tools.base import Deltas, PayloadStep, ToolParser
+from ..tools.base import Events, PayloadStep, ToolParser
 from .replay import BlockReplay
 from .routing import State
 
@@ -19,7 +19,7 @@ __all__ = ["ToolBlock", "NoTools"]
 class NoTools(ToolParser):
     """The block parser of a reply without tools: no markers, so it is never fed."""
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         raise AssertionError("the router opened a block in a reply without tools")
 
 

@@ -1,9 +1,9 @@
 """Lexers: what comes next in each of the router's text states, recognized and reported as a ``Mark``.
 
-A lexer reads the buffered text from where the router stands, emits the text before what it
-finds on its state's channel, and returns ``(mark, start, end)``: the mark, and where it lies
-(for END, where the router stops: before a possible partial marker, or at the end of the
-reply).  It decides nothing: ``routing.ROUTING`` says what each mark does.  Reasoning text
+A lexer reads the buffered text from where the router stands, appends the text before what
+it finds as a ``Text`` event of its state's channel, and returns ``(mark, start, end)``: the
+mark, and where it lies (for END, where the router stops: before a possible partial marker,
+or at the end of the reply).  It decides nothing: ``routing.ROUTING`` says what each mark does.  Reasoning text
 begins after the open tag's label (``OpenTagLabel``), which the reasoning lexer skips.
 """
 
@@ -14,10 +14,10 @@ from typing import NamedTuple
 
 from ..markers import MarkerSet, skip_ws
 from ..reasoning import ReasoningParser
-from ..tools.base import Deltas, ToolParser
+from ..events import CONTENT, REASONING, Channel, Events, Text
+from ..tools.base import ToolParser
 from .label import OpenTagLabel
 from .routing import Mark
-from .text_lane import append_text
 
 __all__ = ["Lexers", "RouterMarkers"]
 
@@ -26,7 +26,7 @@ _END, _TEXT_END, _TEXT, _BARE_START = Mark.END, Mark.TEXT_END, Mark.TEXT, Mark.B
 _SPECIAL_PIECE = re.compile(r"<\|[^|<>\s]{1,48}\|>|<｜[^｜<>\s]{1,48}｜")
 
 
-def _cut_off(tail: str, tool_parser: ToolParser, open_tags: dict[str, str]) -> int:
+def _cut_off(tail: str, tool_parser: ToolParser, open_tags: dict[str, str], events: Events) -> int:
     """Where the markup begins in ``tail``, a partial marker the reply ended with (then recorded
     in ``dropped``); ``len(tail)``: it is all text.  A cut-off ``<tool_`` may be prose, but the
     beginning of a tool open tag that already holds a whole special-token-shaped piece
@@ -37,7 +37,7 @@ def _cut_off(tail: str, tool_parser: ToolParser, open_tags: dict[str, str]) -> i
     last_piece = max((m.start() for m in _SPECIAL_PIECE.finditer(tail)), default=-1)
     for at in range(last_piece, -1, -1):  # once per reply, over at most one marker
         if any(t.startswith(tail[at:]) for t in open_tags):
-            tool_parser.record_cut(tail[at:])
+            tool_parser.record_cut(events, tail[at:])
             return at
     return len(tail)
 
@@ -94,7 +94,7 @@ class Lexers:
         self._tool_parser = tool_parser  # a cut-off open tag is recorded in its ``dropped``
         self._bare_start_chars = tool_parser.bare_start_chars
 
-    def plain_start(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+    def plain_start(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
         """The reply's first characters may open a block with no open tag (a bare start)."""
         ws_end = skip_ws(buf, pos)
         if ws_end == len(buf):
@@ -103,29 +103,29 @@ class Lexers:
             return _BARE_START, pos, ws_end
         return _TEXT, pos, pos
 
-    def plain(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+    def plain(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
         markers = self.markers.plain
         match = markers.search(buf, pos)
         if match is None:
-            end = self._text_tail(buf, pos, markers, deltas, final, True)
+            end = self._text_tail(buf, pos, markers, events, final, CONTENT)
             return _END, end, end
         start, end = match.span()
         if start > pos:
-            append_text(deltas, True, buf[pos:start])
+            events.append(Text(CONTENT, buf[pos:start]))
         return self.markers.kind_of[match.group()], start, end
 
-    def reasoning_start(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+    def reasoning_start(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
         markers = self.markers.leading
         match = markers.search(buf, pos)
         if match is None:
-            end = self._text_tail(buf, pos, markers, deltas, final, False)
+            end = self._text_tail(buf, pos, markers, events, final, REASONING)
             return (_TEXT_END if end > pos and not buf[pos:end].isspace() else _END), end, end
         start, end = match.span()
         if start > pos:
-            append_text(deltas, False, buf[pos:start])
+            events.append(Text(REASONING, buf[pos:start]))
         return self.markers.kind_of[match.group()], start, end
 
-    def reasoning(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+    def reasoning(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
         if self.label.pending:
             found = self.label.skip(buf, pos, final)
             if found is None:
@@ -134,14 +134,14 @@ class Lexers:
         markers = self.markers.reasoning
         match = markers.search(buf, pos)
         if match is None:
-            end = self._text_tail(buf, pos, markers, deltas, final, False)
+            end = self._text_tail(buf, pos, markers, events, final, REASONING)
             return _END, end, end
         start, end = match.span()
         if start > pos:
-            append_text(deltas, False, buf[pos:start])
+            events.append(Text(REASONING, buf[pos:start]))
         return self.markers.kind_of[match.group()], start, end
 
-    def after_block(self, buf: str, pos: int, deltas: Deltas, final: bool) -> tuple[Mark, int, int]:
+    def after_block(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
         """Whitespace, then maybe another block's open tag."""
         ws_end = skip_ws(buf, pos)
         opens = self.markers.open
@@ -152,12 +152,12 @@ class Lexers:
             return self.markers.kind_of[tag], pos, ws_end
         return _TEXT, pos, pos
 
-    def _text_tail(self, buf: str, pos: int, markers: MarkerSet, deltas: Deltas, final: bool, content: bool) -> int:
+    def _text_tail(self, buf: str, pos: int, markers: MarkerSet, events: Events, final: bool, channel: Channel) -> int:
         """No whole marker from ``pos``: all but a possible partial marker is text; returns where
         the router stops (the end of the reply at ``final``, where a cut-off marker is dropped)."""
         held = markers.held_start(buf, pos)
         if final and held < len(buf):
-            held += _cut_off(buf[held:], self._tool_parser, self.markers.tag_of)
+            held += _cut_off(buf[held:], self._tool_parser, self.markers.tag_of, events)
         if held > pos:
-            append_text(deltas, content, buf[pos:held])
+            events.append(Text(channel, buf[pos:held]))
         return len(buf) if final else held

@@ -1,52 +1,51 @@
-"""TextLane: the router's fast path for content and reasoning text, and the one way text is emitted.
+"""TextLane: the router's fast path for content and reasoning text.
 
 Most chunks of a reply are plain text of the channel the router is in.  While the router
 stands in PLAIN, or in REASONING past a reasoning open tag's label, the lane is open: a chunk
 (with what was held before it) that holds no marker's first character is text as it stands,
-found by one ``str.find``, and goes out as one delta without the routing loop.  The router
-tells the lane when it moves to another state (``follow``): the channel and the markers that
-end its text are the lane's own state.
+found by one ``str.find``, and goes out as one delta without the routing loop or an event
+(the edge builds that delta from ``take``'s answer and ``channel``).  The router tells the
+lane when it moves to another state (``follow``): the channel and the markers that end its
+text are the lane's own state.
 """
 
 from __future__ import annotations
 
+from ..events import CONTENT, REASONING, Channel
 from ..markers import MarkerSet
-from ..messages import DeltaMessage
-from ..tools.base import Deltas
 from .label import OpenTagLabel
 from .routing import State
 
-__all__ = ["TextLane", "append_text"]
+__all__ = ["TextLane"]
 
 _PLAIN, _REASONING = State.PLAIN, State.REASONING
 
 
 class TextLane:
-    __slots__ = ("_markers", "_content", "_plain", "_reasoning", "_label")
+    __slots__ = ("_markers", "channel", "_plain", "_reasoning", "_label")
 
     def __init__(self, plain: MarkerSet, reasoning: MarkerSet, label: OpenTagLabel) -> None:
         self._plain = plain  # what ends content text
         self._reasoning = reasoning  # what ends reasoning text
         self._label = label  # reasoning text starts only after the open tag's label
         self._markers: MarkerSet | None = None  # what ends the text of the current channel; None: closed
-        self._content = True  # the channel: content or reasoning
+        self.channel: Channel = CONTENT  # the channel of the text ``take`` answers for
 
     def follow(self, state: State) -> None:
         """The router now stands in ``state``."""
         if state is _PLAIN:
-            self._markers, self._content = self._plain, True
+            self._markers, self.channel = self._plain, CONTENT
         elif state is _REASONING:
-            self._markers, self._content = self._reasoning, False
+            self._markers, self.channel = self._reasoning, REASONING
         else:
             self._markers = None
 
-    def take(self, text: str, deltas: Deltas) -> int:
-        """How much of ``text`` (the held suffix and the new chunk) is text of the channel,
-        emitted; when it ends with what may begin a marker (a line's ``\\n`` before
-        ``\\n<tool_call>``), that much is held, as the router would.  -1, having emitted
-        nothing: the router must route it."""
+    def take(self, text: str) -> int:
+        """How much of ``text`` (the held suffix and the new chunk) is text of ``channel``;
+        when it ends with what may begin a marker (a line's ``\\n`` before ``\\n<tool_call>``),
+        that much is held, as the router would.  -1: the router must route it."""
         markers = self._markers
-        if markers is None or (not self._content and self._label.pending):
+        if markers is None or (self.channel is REASONING and self._label.pending):
             return -1
         n = end = len(text)
         if not markers.plain_run(text):
@@ -54,24 +53,4 @@ class TextLane:
             # (what is held may itself be a whole marker that a longer one begins with: route it)
             if end == n or (end and not markers.plain_run(text[:end])) or markers.search(text, 0) is not None:
                 return -1
-        if end:
-            piece = text if end == n else text[:end]
-            deltas.append((DeltaMessage(piece) if self._content else DeltaMessage(None, piece), False))
         return end
-
-
-def append_text(deltas: Deltas, content: bool, text: str) -> None:
-    """Content (or reasoning) text, joined to the chunk's last delta when that is of its channel."""
-    if deltas:
-        last = deltas[-1][0]
-        if content:
-            if last.content is not None and last.tool_calls is None:
-                last.content += text
-                return
-        elif last.reasoning_content is not None and last.tool_calls is None:
-            last.reasoning_content += text
-            return
-    if content:
-        deltas.append((DeltaMessage(text), False))
-    else:
-        deltas.append((DeltaMessage(None, text), False))

@@ -16,11 +16,12 @@ whether it closed), and every call goes through one ``CallEmitter``
 pre-name arguments, drop records.
 
 While a dialect knows that a whole chunk without syntax characters can only be argument
-text of the current call, it answers ``RUN``, and the driver keeps ``_run_open`` while
-the whole chunk was consumed.  Such a dialect overrides ``feed_tool_block`` with one
-branch first: while ``_run_open``, a chunk that can only be argument text is emitted
-whole and answered with ``run_step(len(text))``; anything else goes on to
-``ToolParser.feed_tool_block``, the general path.
+text of the current call, it answers ``RUN``, and the driver keeps ``run_open`` while
+the whole chunk was consumed.  Such a dialect implements ``take_run``, the block's fast
+lane: the router asks it first while ``run_open``, and a chunk that can only be argument
+text is answered with ``(consumed, the call's index, the argument text)``, of which the
+router (the edge) makes the one delta itself, with no event; anything else (None) goes on
+to ``feed_tool_block``, the general path.
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ from typing import Literal, NamedTuple, cast
 from collections.abc import Callable
 
 from ..markers import WHITESPACE
-from ..messages import FunctionCall, ToolCall
+from ..messages import Deltas, FunctionCall, ToolCall
 from ..request import ParserRequest
-from .calls import NO_CALL, UNNAMED, CallEmitter, Deltas, DroppedCall, new_call_id
+from .calls import NO_CALL, UNNAMED, CallEmitter, Events, DroppedCall, new_call_id
 from .syntax import CallSyntax
 
-__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "TRUNCATED", "RUN_STEPS", "run_step", "DroppedCall",
-           "Deltas", "build_tool_calls", "new_call_id", "Payload", "PayloadStep", "MORE", "RUN", "PAYLOAD_CLOSED",
-           "PAYLOAD_REJECTED"]
+__all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "TRUNCATED", "RUN_STEPS", "RunTake", "DroppedCall",
+           "Deltas", "Events", "build_tool_calls", "new_call_id", "Payload", "PayloadStep", "MORE", "RUN",
+           "PAYLOAD_CLOSED", "PAYLOAD_REJECTED"]
 
 logger = logging.getLogger("lmparse")
 
@@ -62,6 +63,8 @@ class Payload(enum.Enum):
 MORE, RUN, PAYLOAD_CLOSED, PAYLOAD_REJECTED = Payload.MORE, Payload.RUN, Payload.CLOSED, Payload.REJECTED
 # A payload hook's answer: ``(position after what it consumed, what it decided)``.
 PayloadStep = tuple[int, Payload]
+# The fast lane's answer: ``(characters taken, the current call's index or -1, argument text)``.
+RunTake = tuple[int, int, str]
 # How many characters of stray text a block may hold before its close tag.
 _STRAY_LIMIT = 32
 
@@ -75,15 +78,10 @@ class BlockStep(NamedTuple):
 
 
 # ``BlockStep(...)`` runs a Python-level __new__; the hot path builds the tuple directly,
-# and the step of an open, committed block that consumed up to 1 KiB (every fast-lane
-# chunk, most others) is built once: ``RUN_STEPS[n]``.
+# and the step of an open, committed block that consumed up to 1 KiB (most chunks inside a
+# block) is built once: ``RUN_STEPS[n]``.
 _new_step = tuple.__new__
 RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(1025))
-
-
-def run_step(n: int) -> BlockStep:
-    """The step of a fast-lane chunk of ``n`` characters: all consumed, the block open and committed."""
-    return RUN_STEPS[n] if n < len(RUN_STEPS) else _new_step(BlockStep, (n, OPEN, True))
 
 
 class ToolParser:
@@ -149,7 +147,7 @@ class ToolParser:
         self._committed = False  # something of this block reached the client or ``dropped``
         self._payload_closed = False  # the dialect's grammar ended: the close tag is next
         self._bare = open_tag == ""
-        self._run_open = False  # the next chunk may be taken whole by the dialect's fast lane
+        self.run_open = False  # the next chunk may be taken whole by the dialect's fast lane (``take_run``)
         self._reset_payload()
 
     @property
@@ -162,37 +160,40 @@ class ToolParser:
         """The current block opened with no open tag (a bare start or a payload open tag)."""
         return self._bare
 
-    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
-        """Consume a prefix of ``text`` (which starts inside the block)."""
-        try:
-            pos = 0
-            if not self._payload_closed:
-                pos, status = self._consume_stream_payload(text, deltas, final=final)
-                if final and (status is MORE or status is RUN):
-                    if not self._committed and self._cut_is_syntax():
-                        self._calls.abandon()  # the router records the markup (``record_cut``)
-                        return _new_step(BlockStep, (len(text), TRUNCATED, False))
-                    status = self._finish_payload(deltas)
-                if status is PAYLOAD_REJECTED:
-                    return _new_step(BlockStep, (pos, REJECTED, self._committed))
-                if status is not PAYLOAD_CLOSED:
-                    # The fast lane stays open only while everything given was consumed.
-                    self._run_open = status is RUN and pos == len(text)
-                    if self._committed and pos <= 1024:
-                        return RUN_STEPS[pos]
-                    return _new_step(BlockStep, (pos, OPEN, self._committed))
-                self._payload_closed = True
-                self._run_open = False
-            if final and not self._committed:
-                return _new_step(BlockStep, (pos, REJECTED, False))  # never became a call: the text goes back
-            pos, closed = self._consume_close(text, pos, final)
-            if closed:  # markup that held no call goes back as text
-                return _new_step(BlockStep, (pos, CLOSED if self._committed else REJECTED, self._committed))
-            return _new_step(BlockStep, (pos, OPEN, self._committed))
-        finally:
-            self._calls.flush()
+    def feed_tool_block(self, text: str, events: Events, final: bool = False) -> BlockStep:
+        """Consume a prefix of ``text`` (which starts inside the block); what it decided goes to ``events``."""
+        pos = 0
+        if not self._payload_closed:
+            pos, status = self._consume_stream_payload(text, events, final=final)
+            if final and (status is MORE or status is RUN):
+                if not self._committed and self._cut_is_syntax():
+                    self._calls.abandon()  # the router records the markup (``record_cut``)
+                    return _new_step(BlockStep, (len(text), TRUNCATED, False))
+                status = self._finish_payload(events)
+            if status is PAYLOAD_REJECTED:
+                return _new_step(BlockStep, (pos, REJECTED, self._committed))
+            if status is not PAYLOAD_CLOSED:
+                # The fast lane stays open only while everything given was consumed.
+                self.run_open = status is RUN and pos == len(text)
+                if self._committed and pos <= 1024:
+                    return RUN_STEPS[pos]
+                return _new_step(BlockStep, (pos, OPEN, self._committed))
+            self._payload_closed = True
+            self.run_open = False
+        if final and not self._committed:
+            return _new_step(BlockStep, (pos, REJECTED, False))  # never became a call: the text goes back
+        pos, closed = self._consume_close(text, pos, events, final)
+        if closed:  # markup that held no call goes back as text
+            return _new_step(BlockStep, (pos, CLOSED if self._committed else REJECTED, self._committed))
+        return _new_step(BlockStep, (pos, OPEN, self._committed))
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+    def take_run(self, text: str) -> RunTake | None:
+        """The fast lane, asked while ``run_open`` (before ``final``): ``text`` taken whole, or
+        up to what may begin the syntax that ends the argument text, as argument text of the
+        current call; None when it holds that syntax (``feed_tool_block`` reads it)."""
+        return None
+
+    def _consume_close(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, bool]:
         """The outer close tag after the payload: ``(position, whether the block closed)``."""
         close = self.tool_close_tag
         if close is None:
@@ -227,7 +228,7 @@ class ToolParser:
     def _reset_payload(self) -> None:
         """Reset the dialect's per-block state."""
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         """Read the payload from the start of ``text``: ``(position, status)`` (see ``Payload``)."""
         raise NotImplementedError
 
@@ -241,11 +242,11 @@ class ToolParser:
         proves itself (its first call commits), so one cut off before that is text."""
         return not self._bare
 
-    def record_cut(self, markup: str) -> None:
+    def record_cut(self, events: Events, markup: str) -> None:
         """The router's half of a ``TRUNCATED`` step: the block's text, for ``dropped``."""
-        self._calls.cut(markup)
+        self._calls.cut(events, markup)
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
+    def _finish_payload(self, events: Events) -> Payload:
         """Input ended inside the payload of a block that committed (or a bare block that
         never proved itself): close what was emitted, invent nothing.
 
@@ -254,18 +255,18 @@ class ToolParser:
         the text it came from.  Returns ``PAYLOAD_CLOSED``, or ``PAYLOAD_REJECTED`` for such a block."""
         if self._calls.state == UNNAMED:
             if not self._committed:
-                return self._reject(deltas)
-            self._calls.cut(None)  # its markup was consumed as the block's syntax
+                return self._reject(events)
+            self._calls.cut(events, None)  # its markup was consumed as the block's syntax
         else:
-            self._end_call(deltas)
+            self._end_call(events)
         return PAYLOAD_CLOSED
 
-    def _reject(self, deltas: Deltas | None) -> Payload:
+    def _reject(self, events: Events) -> Payload:
         """The block is not valid tool syntax: before anything was committed the response
         parser turns it back into text (``PAYLOAD_REJECTED``); afterwards the payload simply
         ends here (``PAYLOAD_CLOSED``).  A hook returns what this returns."""
         if self._committed:
-            self._end_call(deltas)
+            self._end_call(events)
             return PAYLOAD_CLOSED
         self._calls.abandon()
         return PAYLOAD_REJECTED
@@ -274,31 +275,31 @@ class ToolParser:
         """The block's text read so far is syntax (it will be recorded), before any call or record."""
         self._committed = True
 
-    def _cut(self, markup: str, reason: str) -> None:
+    def _cut(self, events: Events, markup: str, reason: str) -> None:
         """Markup of this block that is no call, recorded in ``dropped`` with ``reason``."""
         self._committed = True
-        self._calls.cut(markup, reason)
+        self._calls.cut(events, markup, reason)
 
     # ---- calls (through the shared emitter) ----------------------------------------
 
     def _begin_call(self) -> None:
         self._calls.begin()
 
-    def _emit_name(self, deltas: Deltas, name: str, call_id: str | None = None) -> None:
-        """The current call's name (the first one counts): its first delta, or a drop."""
+    def _emit_name(self, events: Events, name: str, call_id: str | None = None) -> None:
+        """The current call's name (the first one counts): its ``CallStart``, or a drop."""
         if self._calls.state == UNNAMED:
             self._committed = True
-            self._calls.name(deltas, name, call_id)
+            self._calls.name(events, name, call_id)
 
-    def _drop(self, name: str | None, reason: str) -> None:
+    def _drop(self, events: Events, name: str | None, reason: str) -> None:
         self._committed = True
-        self._calls.drop(name, reason)
+        self._calls.drop(events, name, reason)
 
-    def _end_call(self, deltas: Deltas | None) -> None:
+    def _end_call(self, events: Events) -> None:
         calls = self._calls
         if calls.state == UNNAMED:
             self._committed = True  # recorded as a call with no name
-        calls.end(deltas)
+        calls.end(events)
 
     @property
     def in_call(self) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from .base import Deltas, Payload, PayloadStep
+from .base import Events, Payload, PayloadStep
 from .xml import ArgNameStep, ArgStartStep, Found, FunctionStep
 
 __all__ = ["DialectHooks", "XmlDialectHooks", "SectionDialectHooks"]
@@ -25,12 +25,12 @@ class DialectHooks(Protocol):
     def _reset_payload(self) -> None:
         """Reset the dialect's per-block state (a block starts)."""
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         """Read the payload from the start of ``text``: ``(position, MORE | RUN | PAYLOAD_CLOSED |
         PAYLOAD_REJECTED)``; never consumes the outer close tag."""
         ...
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
+    def _finish_payload(self, events: Events) -> Payload:
         """The input ended inside the payload: close what was emitted, invent nothing."""
         ...
 
@@ -38,7 +38,7 @@ class DialectHooks(Protocol):
         """The input ended inside a block that committed nothing: whether it is a call cut off."""
         ...
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+    def _consume_close(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, bool]:
         """After the payload: ``(position, whether the block closed)``."""
         ...
 

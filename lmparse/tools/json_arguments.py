@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from ..markers import WHITESPACE
 from .json_scanner import JsonValueScanner
 
-from .base import RUN_STEPS, BlockStep, ToolParser, run_step
+from .base import RunTake, ToolParser
 from .syntax import CallSyntax, derive_call_syntax
 
 if TYPE_CHECKING:
-    from .calls import CallEmitter, Deltas
+    from .calls import CallEmitter, Events
 
 __all__ = ["JsonArguments", "JsonRunLane", "normalize_scalar_arguments"]
 
@@ -59,7 +59,7 @@ class JsonArguments:
         self.scanner.reset()
         self._held = []
 
-    def consume(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+    def consume(self, text: str, pos: int, events: Events, final: bool) -> int:
         """Scan from ``pos`` (whitespace before the value is skipped); return the new
         position.  ``scanner.done`` / ``scanner.broken`` tell how the value stands."""
         scanner = self.scanner
@@ -70,19 +70,19 @@ class JsonArguments:
         end = scanner.scan(text, pos, final)
         if end > pos:
             if scanner.container:
-                self._calls.arguments(deltas, text[pos:end] if pos or end < n else text)
+                self._calls.arguments(events, text[pos:end] if pos or end < n else text)
             else:
                 self._held.append(text[pos:end])
             pos = end
         self.in_run = scanner.container and not scanner.done and self._calls.named
         return pos
 
-    def flush(self, deltas: Deltas, complete: bool = True) -> None:
+    def flush(self, events: Events, complete: bool = True) -> None:
         """Emit a held string or scalar value: normalized if it is complete, else as written."""
         if self._held:
             raw = "".join(self._held)
             self._held = []
-            self._calls.arguments(deltas, normalize_scalar_arguments(raw) if complete else raw)
+            self._calls.arguments(events, normalize_scalar_arguments(raw) if complete else raw)
 
 
 class JsonRunLane(ToolParser):
@@ -99,13 +99,10 @@ class JsonRunLane(ToolParser):
         """JSON arguments, read off the dialect's own rendering (``lmparse.tools.syntax``)."""
         return derive_call_syntax(cls)
 
-    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
-        if self._run_open and not final and text:
-            scanner = self._arguments.scanner
-            # (a chunk inside a string with no quote, backslash or escape pending: nothing to scan)
-            if (scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending
-                    ) or scanner.run_through(text):
-                self._calls.arguments_run(deltas, text)
-                n = len(text)
-                return RUN_STEPS[n] if n <= 1024 else run_step(n)
-        return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)
+    def take_run(self, text: str) -> RunTake | None:
+        scanner = self._arguments.scanner
+        # (a chunk inside a string with no quote, backslash or escape pending: nothing to scan)
+        if text and ((scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending)
+                     or scanner.run_through(text)):
+            return len(text), self._calls.run(text), text
+        return None

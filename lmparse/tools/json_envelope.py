@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from ..markers import WHITESPACE
-from .base import MORE, PAYLOAD_CLOSED, RUN, Deltas, Payload, PayloadStep
+from .base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep
 from .json_arguments import JsonArguments, JsonRunLane
 from .json_scanner import JsonValueScanner
 
@@ -54,25 +54,25 @@ class JsonToolParser(JsonRunLane):
         self._name_seen = False
         self._args_seen = False
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos = 0
         n = len(text)
         while True:
             phase = self._phase
             if phase == _ARGUMENTS:  # the hot path: inside the arguments value (kept inline)
                 arguments = self._arguments
-                pos = arguments.consume(text, pos, deltas, final)
+                pos = arguments.consume(text, pos, events, final)
                 if not arguments.scanner.done:
                     return pos, RUN if arguments.in_run else MORE
                 if arguments.scanner.broken:
-                    return pos, self._reject(deltas)
-                arguments.flush(deltas)
+                    return pos, self._reject(events)
+                arguments.flush(events)
                 self._phase = _AFTER_VALUE
                 continue
             if phase == _VALUE:
-                pos, status = self._in_value(text, pos, deltas, final)
+                pos, status = self._in_value(text, pos, events, final)
             elif phase == _KEY:
-                pos, status = self._in_key(text, pos, deltas, final)
+                pos, status = self._in_key(text, pos, events, final)
             else:  # a punctuation phase: the next character after whitespace decides
                 start, pos = pos, _skip_ws(text, pos, n)
                 if phase == _SEPARATOR and pos > start and (pos >= n or not self._is_separator(text[pos])):
@@ -81,13 +81,13 @@ class JsonToolParser(JsonRunLane):
                     return start, PAYLOAD_CLOSED if pos < n or final else MORE
                 if pos >= n:
                     return pos, MORE
-                pos, status = _PUNCTUATION[phase](self, text[pos], pos, deltas)
+                pos, status = _PUNCTUATION[phase](self, text[pos], pos, events)
             if status is not None:
                 return pos, status
 
     # ---- the scanning phases: (new position, None to go on or the payload's status) ----
 
-    def _in_value(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, Payload | None]:
+    def _in_value(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, Payload | None]:
         """A name, or a field only passed over."""
         scanner = self._scanner
         end = scanner.scan(text, pos, final)
@@ -96,13 +96,13 @@ class JsonToolParser(JsonRunLane):
         if not scanner.done:
             return end, MORE
         if scanner.broken:
-            return end, self._reject(deltas)
+            return end, self._reject(events)
         if self._role == _NAME:
-            self._finish_name(deltas)
+            self._finish_name(events)
         self._phase = _AFTER_VALUE
         return end, None
 
-    def _in_key(self, text: str, pos: int, deltas: Deltas, final: bool) -> tuple[int, Payload | None]:
+    def _in_key(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, Payload | None]:
         """Inside a key string: whitespace is part of it."""
         scanner = self._scanner
         end = scanner.scan(text, pos, final)
@@ -111,14 +111,14 @@ class JsonToolParser(JsonRunLane):
             return end, MORE
         key = self._decode_parts()
         if not isinstance(key, str) or (key not in self.envelope_keys and self.bare and not self.committed):
-            return end, self._reject(deltas)
+            return end, self._reject(events)
         self._key = key
         self._phase = _COLON
         return end, None
 
     # ---- the punctuation phases: the character at ``pos`` decides ----------------------
 
-    def _at_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
+    def _at_start(self, c: str, pos: int, events: Events) -> tuple[int, Payload | None]:
         """Before an envelope: it opens, an array opens or closes, a separator, or the end."""
         if c == "{":
             self._begin_call()
@@ -134,45 +134,45 @@ class JsonToolParser(JsonRunLane):
             return pos + 1, None
         if self._envelopes:
             return pos, PAYLOAD_CLOSED  # whatever follows is not ours
-        return pos, self._reject(deltas)
+        return pos, self._reject(events)
 
     def _is_separator(self, c: str) -> bool:
         return c == "," or c == self.call_separator
 
-    def _at_separator(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
+    def _at_separator(self, c: str, pos: int, events: Events) -> tuple[int, Payload | None]:
         """After a call: a separator, another call follows; anything else is not ours."""
         if self._is_separator(c):
             self._phase = _START
             return pos + 1, None
         return pos, PAYLOAD_CLOSED
 
-    def _at_key_or_end(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
+    def _at_key_or_end(self, c: str, pos: int, events: Events) -> tuple[int, Payload | None]:
         if c == '"':
             self._scanner.reset()
             self._parts = []
             self._phase = _KEY
             return pos, None
         if c == "}":
-            return pos + 1, self._end_envelope(deltas)
+            return pos + 1, self._end_envelope(events)
         if c == ",":
             return pos + 1, None
-        return pos, self._reject(deltas)
+        return pos, self._reject(events)
 
-    def _at_colon(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
+    def _at_colon(self, c: str, pos: int, events: Events) -> tuple[int, Payload | None]:
         if c != ":":
-            return pos, self._reject(deltas)
+            return pos, self._reject(events)
         self._phase = _VALUE_START
         return pos + 1, None
 
-    def _at_value_start(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
+    def _at_value_start(self, c: str, pos: int, events: Events) -> tuple[int, Payload | None]:
         """The key decides how its value is read: arguments, the name, or passed over."""
         key = self._key
         if self.name_is_key and not self._name_seen:
             self._name_seen = True
             if key:
-                self._emit_name(deltas, key)
+                self._emit_name(events, key)
             else:
-                self._drop(None, "function name is not a non-empty string")
+                self._drop(events, None, "function name is not a non-empty string")
             key = self.argument_field
         if key == self.argument_field and not self._args_seen:
             self._args_seen = True
@@ -189,13 +189,13 @@ class JsonToolParser(JsonRunLane):
         self._phase = _VALUE
         return pos, None
 
-    def _at_after_value(self, c: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
+    def _at_after_value(self, c: str, pos: int, events: Events) -> tuple[int, Payload | None]:
         if c == ",":
             self._phase = _KEY_OR_END
             return pos + 1, None
         if c == "}":
-            return pos + 1, self._end_envelope(deltas)
-        return pos, self._reject(deltas)
+            return pos + 1, self._end_envelope(events)
+        return pos, self._reject(events)
 
     def _decode_parts(self) -> Any:
         raw = "".join(self._parts)
@@ -205,18 +205,18 @@ class JsonToolParser(JsonRunLane):
         except ValueError:
             return None
 
-    def _finish_name(self, deltas: Deltas) -> None:
+    def _finish_name(self, events: Events) -> None:
         name = self._decode_parts()
         if isinstance(name, str) and name:
-            self._emit_name(deltas, name)
+            self._emit_name(events, name)
         else:
-            self._drop(None, "function name is not a non-empty string")
+            self._drop(events, None, "function name is not a non-empty string")
 
-    def _end_envelope(self, deltas: Deltas) -> Payload | None:
+    def _end_envelope(self, events: Events) -> Payload | None:
         """An envelope's ``}``: None to go on, or the payload's status."""
         if not self._calls.named and self.bare and not self.committed:
-            return self._reject(deltas)  # a bare JSON object with no name is content, not a call
-        self._end_call(deltas)
+            return self._reject(events)  # a bare JSON object with no name is content, not a call
+        self._end_call(events)
         self._envelopes += 1
         self._phase = _START
         if not self._in_array and self.tool_close_tag is None:
@@ -225,10 +225,10 @@ class JsonToolParser(JsonRunLane):
             self._phase = _SEPARATOR
         return None
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
+    def _finish_payload(self, events: Events) -> Payload:
         if self._phase == _ARGUMENTS:
-            self._arguments.flush(deltas, complete=False)  # truncated: as written
-        return super()._finish_payload(deltas)
+            self._arguments.flush(events, complete=False)  # truncated: as written
+        return super()._finish_payload(events)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 
-from .base import MORE, PAYLOAD_CLOSED, Deltas, Payload, PayloadStep, ToolParser
+from .base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
 from .json_arguments import JsonArguments
 from .value_grammar import GEMMA_LITERAL, LiteralTranslator, ValueGrammar, render_literal
 
@@ -45,15 +45,15 @@ class LiteralCallParser(ToolParser):
         self._phase = _HEAD
         self._literal = LiteralTranslator(self.grammar)
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos = 0
         if self._phase == _HEAD:
-            pos, status = self._consume_head(text, deltas)
+            pos, status = self._consume_head(text, events)
             if status is not MORE or self._phase == _HEAD:
                 return pos, status
-        return self._consume_arguments(text, pos, deltas, final)
+        return self._consume_arguments(text, pos, events, final)
 
-    def _consume_head(self, text: str, deltas: Deltas) -> PayloadStep:
+    def _consume_head(self, text: str, events: Events) -> PayloadStep:
         """``HEAD NAME`` up to the arguments' opening: the call's name (the phase moves on),
         or ``MORE`` while it is arriving."""
         lead = next((head for head in self.call_heads if text.startswith(head)), None)
@@ -61,30 +61,30 @@ class LiteralCallParser(ToolParser):
             first = self.call_heads[0]
             if len(text) < len(first) and first.startswith(text):
                 return 0, MORE
-            return 0, self._reject(deltas)
+            return 0, self._reject(events)
         end = self.name_chars.match(text, len(lead)).end()  # type: ignore[union-attr]
         paren = end < len(text) and text[end] == "(" and self.paren_grammar is not None
         if end - len(lead) > _MAX_NAME or (end < len(text) and (text[end] != "{" and not paren or end == len(lead))):
-            return 0, self._reject(deltas)
+            return 0, self._reject(events)
         if end == len(text):
             return 0, MORE
         if paren:
             self._literal = LiteralTranslator(self.paren_grammar)  # type: ignore[arg-type]
         self._begin_call()
-        self._emit_name(deltas, text[len(lead):end])
+        self._emit_name(events, text[len(lead):end])
         self._phase = _ARGS
         return end, MORE
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> PayloadStep:
+    def _consume_arguments(self, text: str, pos: int, events: Events, final: bool) -> PayloadStep:
         """The named call's arguments from ``pos``: the call ends with them."""
         literal = self._literal
         pos = literal.feed(text, pos, final)
-        self._calls.arguments(deltas, literal.writer.take())
+        self._calls.arguments(events, literal.writer.take())
         if literal.done:
-            self._end_call(deltas)
+            self._end_call(events)
             return pos, PAYLOAD_CLOSED
         if literal.broken:
-            return pos, self._reject(deltas)  # after the name: the call ends with what it had
+            return pos, self._reject(events)  # after the name: the call ends with what it had
         return pos, MORE
 
     @classmethod
@@ -108,22 +108,22 @@ class JsonCallParser(LiteralCallParser):
         super()._reset_payload()
         self._arguments = JsonArguments(self._calls)
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> PayloadStep:
+    def _consume_arguments(self, text: str, pos: int, events: Events, final: bool) -> PayloadStep:
         arguments = self._arguments
-        pos = arguments.consume(text, pos, deltas, final)
+        pos = arguments.consume(text, pos, events, final)
         scanner = arguments.scanner
         if scanner.broken:
-            arguments.flush(deltas, complete=False)
-            return pos, self._reject(deltas)  # after the name: the call ends with what it had
+            arguments.flush(events, complete=False)
+            return pos, self._reject(events)  # after the name: the call ends with what it had
         if scanner.done:
-            arguments.flush(deltas)
-            self._end_call(deltas)
+            arguments.flush(events)
+            self._end_call(events)
             return pos, PAYLOAD_CLOSED
         return pos, MORE
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
-        self._arguments.flush(deltas, complete=False)  # cut off: a held scalar as written
-        return super()._finish_payload(deltas)
+    def _finish_payload(self, events: Events) -> Payload:
+        self._arguments.flush(events, complete=False)  # cut off: a held scalar as written
+        return super()._finish_payload(events)
 
     @classmethod
     def write_arguments(cls, arguments: str) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from ..markers import WHITESPACE, MarkerSet, held_prefix_start
 from ..request import ParserRequest
-from .base import MORE, PAYLOAD_CLOSED, RUN, Deltas, Payload, PayloadStep
+from .base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep
 from .calls import new_call_id
 from .json_arguments import JsonArguments, JsonRunLane
 
@@ -61,21 +61,21 @@ class SectionToolParser(JsonRunLane):
         self._phase = _BETWEEN
         self._arguments = JsonArguments(self._calls)
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos = 0
         n = len(text)
         while True:
             phase = self._phase
             if phase == _ARGS:
-                pos, status = self._consume_arguments(text, pos, deltas, final)
+                pos, status = self._consume_arguments(text, pos, events, final)
                 if self._phase == _ARGS:
                     return pos, status
             elif phase == _TAIL:
-                pos = self._consume_tail(text, pos, deltas, final)
+                pos = self._consume_tail(text, pos, events, final)
                 if self._phase == _TAIL:
                     return pos, MORE
             elif phase == _HEADER:
-                pos, verdict = self._consume_header(text, pos, deltas)
+                pos, verdict = self._consume_header(text, pos, events)
                 if verdict is not None:
                     return pos, verdict
             else:
@@ -90,15 +90,15 @@ class SectionToolParser(JsonRunLane):
                     rest = text[pos:]
                     if not rest or self.call_begin.startswith(rest) or self.tool_close_tag.startswith(rest):
                         return start, MORE  # the whitespace too: it is ours only if a marker follows
-                    return start, self._reject(deltas)  # prose inside the section: it is not ours
+                    return start, self._reject(events)  # prose inside the section: it is not ours
 
-    def _consume_header(self, text: str, pos: int, deltas: Deltas) -> tuple[int, Payload | None]:
+    def _consume_header(self, text: str, pos: int, events: Events) -> tuple[int, Payload | None]:
         """A call's header up to its end marker: None to go on, or the payload's status."""
         end = text.find(self.header_end, pos)
         region = text[pos : held_prefix_start(text, self.header_end, pos)] if end == -1 else text[pos:end]
         # Whitespace around a header (Kimi often ends one with a newline) is not prose.
         if len(region) > _MAX_HEADER or any(c in region.strip(WHITESPACE) for c in self.header_forbidden):
-            return pos, self._reject(deltas)
+            return pos, self._reject(events)
         if end == -1:
             return pos, MORE
         name, call_id = self._split_header(region)
@@ -107,13 +107,13 @@ class SectionToolParser(JsonRunLane):
                 call_id = None  # a repeated id would merge two calls downstream
             elif call_id is not None:
                 self._ids_used.add(call_id)
-            self._emit_name(deltas, name, call_id)
+            self._emit_name(events, name, call_id)
         self._phase = _ARGS
         self._arguments.reset()
         self._prefix_open = bool(self.args_prefix)  # the optional fence may still come, once
         return end + len(self.header_end), None
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> PayloadStep:
+    def _consume_arguments(self, text: str, pos: int, events: Events, final: bool) -> PayloadStep:
         """The call's JSON arguments (the status is the payload's while the phase stays)."""
         arguments = self._arguments
         if not arguments.scanner.started:
@@ -125,14 +125,14 @@ class SectionToolParser(JsonRunLane):
                 self._prefix_open = False
             if pos == n or (self._prefix_open and prefix.startswith(text[pos:])):
                 return n if final else pos, MORE  # at the end of the reply, a cut-off fence is syntax
-        pos = arguments.consume(text, pos, deltas, final)
+        pos = arguments.consume(text, pos, events, final)
         if arguments.scanner.done:
-            arguments.flush(deltas)
+            arguments.flush(events)
             self._phase = _TAIL  # also when the value broke off: the tail decides what follows
             return pos, MORE
         return pos, RUN if arguments.in_run else MORE
 
-    def _consume_tail(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+    def _consume_tail(self, text: str, pos: int, events: Events, final: bool) -> int:
         markers = self._tail_markers
         n = len(text)
         while True:
@@ -149,17 +149,17 @@ class SectionToolParser(JsonRunLane):
                 stop = found.start() if found else markers.held_start(text, pos)
                 while text[stop - 1] in WHITESPACE:
                     stop -= 1
-                self._calls.arguments(deltas, text[start:stop])  # not syntax: kept as written
+                self._calls.arguments(events, text[start:stop])  # not syntax: kept as written
                 pos = stop
                 continue
             if marker == self.args_suffix:
                 pos += len(marker)
                 continue
-            self._end_call(deltas)
+            self._end_call(events)
             self._phase = _BETWEEN
             return pos + len(marker) if marker == self.call_end else pos
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
+    def _finish_payload(self, events: Events) -> Payload:
         if self._phase == _ARGS:
-            self._arguments.flush(deltas, complete=False)  # truncated: as written
-        return super()._finish_payload(deltas)
+            self._arguments.flush(events, complete=False)  # truncated: as written
+        return super()._finish_payload(events)

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar, Union
 
 from ..markers import MarkerSet
 from ..request import ParserRequest
-from .base import MORE, PAYLOAD_CLOSED, RUN, RUN_STEPS, BlockStep, Deltas, Payload, PayloadStep, ToolParser, run_step
+from .base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep, RunTake, ToolParser
 from .calls import CallEmitter, new_call_id
 from .syntax import CallSyntax, derive_call_syntax
 from .xml_values import XmlValueReader, argument_items, convert_value, json_string_body
@@ -112,13 +112,13 @@ class XmlToolParser(ToolParser):
         self._deferred_name: str | None = None
         self._values.reset()
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos: int = 0
         values = self._values
         while True:
             phase = self._phase
             if phase == _ARG_VALUE:
-                pos = values.consume(text, pos, deltas, final)
+                pos = values.consume(text, pos, events, final)
                 if values.reading:
                     ends = self._lane_ends = values.lane
                     return pos, MORE if ends is None else RUN
@@ -136,83 +136,81 @@ class XmlToolParser(ToolParser):
                 # At the end of input, a committed block's cut-off markup is its own syntax.
                 return len(text) if final and self.committed else pos, MORE
             if found is MALFORMED:
-                return pos, self._reject(deltas)
+                return pos, self._reject(events)
             pos = found[0]
             if phase == _FUNCTION:
-                status = self._open_function(deltas, found[1], found[2])
+                status = self._open_function(events, found[1], found[2])
             elif phase == _ARG_START:
-                status = self._start_argument(deltas, found[1])
-            elif values.open(deltas, found[1], found[2] if len(found) > 2 else None):
+                status = self._start_argument(events, found[1])
+            elif values.open(events, found[1], found[2] if len(found) > 2 else None):
                 self._phase, status = _ARG_VALUE, MORE
             else:
-                status = self._reject(deltas)
+                status = self._reject(events)
             if status is not MORE:
                 return pos, status
 
-    def _open_function(self, deltas: Deltas, name: str | None, after: str) -> Payload:
+    def _open_function(self, events: Events, name: str | None, after: str) -> Payload:
         if name is None:
             return PAYLOAD_CLOSED  # no function follows: the payload ends here
         self._begin_call()
         if self.bare and after != "done":
             self._deferred_name = name  # a block with no open tag proves itself first
         else:
-            self._emit_name(deltas, name)
+            self._emit_name(events, name)
         schema = self.request.schema_for(name) if self.request.tools else None
         props = schema.get("properties") if isinstance(schema, dict) else None
         self._values.begin_call(props if isinstance(props, dict) else {})
         if after == "done":
-            return self._close_arguments(deltas)
+            return self._close_arguments(events)
         self._phase = _ARG_START
         return MORE
 
-    def _start_argument(self, deltas: Deltas, what: str) -> Payload:
+    def _start_argument(self, events: Events, what: str) -> Payload:
         if self._deferred_name is not None:
-            self._emit_name(deltas, self._deferred_name)
+            self._emit_name(events, self._deferred_name)
             self._deferred_name = None
         if what == "done":
-            return self._close_arguments(deltas)
+            return self._close_arguments(events)
         self._phase = _ARG_NAME
         return MORE
 
-    def _close_arguments(self, deltas: Deltas) -> Payload:
+    def _close_arguments(self, events: Events) -> Payload:
         """The call's arguments object ends, and the call: the payload goes on to the next
         function (``MORE``), or ends with it (``PAYLOAD_CLOSED``) with ``one_call_per_block``."""
-        self._values.close_arguments(deltas)
-        self._end_call(deltas)
+        self._values.close_arguments(events)
+        self._end_call(events)
         self._phase = _FUNCTION
         return PAYLOAD_CLOSED if self.one_call_per_block else MORE
 
-    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
-        # The fast lane: inside a streamed string value, a chunk that holds no head of a tag
-        # ending the value (``</``: ``a <= b`` or ``List<str>`` pass) and does not end with
-        # part of one is value text as it stands.
-        if self._run_open and not final:
-            ends = self._lane_ends
-            if ends is not None:
-                if ends.plain_run(text):
-                    self._calls.arguments_run(deltas, json_string_body(text))
-                    n = len(text)
-                    return RUN_STEPS[n] if n <= 1024 else run_step(n)
-                # A chunk that only ends with what may begin the close tag (a line's ``\n`` before
-                # ``\n</parameter>``, often the last token of a group): the text before it is value
-                # text, and the rest waits for the next chunk.
-                # (What is held may itself be a whole tag that a longer one begins with: not held then.)
-                held = ends.held_start(text)
-                if held < len(text) and (held == 0 or ends.plain_run(text[:held])) and ends.search(text, 0) is None:
-                    if held:
-                        self._calls.arguments_run(deltas, json_string_body(text[:held]))
-                    return RUN_STEPS[held] if held <= 1024 else run_step(held)
-        return ToolParser.feed_tool_block(self, text, deltas, final)  # (not super(): this is the hot entry)
+    def take_run(self, text: str) -> RunTake | None:
+        # Inside a streamed string value, a chunk that holds no head of a tag ending the value
+        # (``</``: ``a <= b`` or ``List<str>`` pass) and does not end with part of one is value
+        # text as it stands.
+        ends = self._lane_ends
+        if ends is None:
+            return None
+        if ends.plain_run(text):
+            body = json_string_body(text)
+            return len(text), self._calls.run(body), body
+        # A chunk that only ends with what may begin the close tag (a line's ``\n`` before
+        # ``\n</parameter>``, often the last token of a group): the text before it is value
+        # text, and the rest waits for the next chunk.
+        # (What is held may itself be a whole tag that a longer one begins with: not held then.)
+        held = ends.held_start(text)
+        if held < len(text) and (held == 0 or ends.plain_run(text[:held])) and ends.search(text, 0) is None:
+            body = json_string_body(text[:held]) if held else ""
+            return held, self._calls.run(body), body
+        return None
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
+    def _finish_payload(self, events: Events) -> Payload:
         if self._phase == _ARG_VALUE:
-            self._values.finish(deltas)
+            self._values.finish(events)
         if self.call_named:
-            self._close_arguments(deltas)
+            self._close_arguments(events)
             return PAYLOAD_CLOSED
-        return super()._finish_payload(deltas)
+        return super()._finish_payload(events)
 
-    def _reject(self, deltas: Deltas | None) -> Payload:
-        if self.committed and self.call_named and deltas is not None:
-            self._close_arguments(deltas)  # malformed after a named call: its object is still closed
-        return super()._reject(deltas)
+    def _reject(self, events: Events) -> Payload:
+        if self.committed and self.call_named:
+            self._close_arguments(events)  # malformed after a named call: its object is still closed
+        return super()._reject(events)

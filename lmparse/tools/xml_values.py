@@ -20,7 +20,7 @@ from typing import Any
 
 from ..markers import WHITESPACE, MarkerSet
 from ..schema import canonical_type, schema_type
-from .calls import CallEmitter, Deltas
+from .calls import CallEmitter, Events
 from .json_scanner import JsonValueScanner
 
 __all__ = ["XmlValueReader", "convert_value", "argument_items", "json_string_body"]
@@ -180,7 +180,7 @@ class XmlValueReader:
         self._properties = properties
         self._args_open = False
 
-    def open(self, deltas: Deltas, key: str, declared: str | None) -> bool:
+    def open(self, events: Events, key: str, declared: str | None) -> bool:
         """A value for ``key`` starts (``declared``: the type its syntax gives, if any).
         False: the arguments object cannot take it (a second whole object, or one among
         separate arguments): the call is malformed."""
@@ -190,7 +190,7 @@ class XmlValueReader:
         if declared == "arguments" or self._whole:
             return self._open_whole()
         header = encode_basestring(key) + ": "
-        self._calls.arguments(deltas, (", " if self._args_open else "{") + header)
+        self._calls.arguments(events, (", " if self._args_open else "{") + header)
         self._args_open = True
         if declared == "json":
             # A bare scalar is converted at the closing tag: by the schema, else as JSON.
@@ -203,7 +203,7 @@ class XmlValueReader:
         self._parts = []
         self._fresh = declared != "string"  # declared raw text: a leading quote is data
         if not self._fresh:
-            self._calls.arguments(deltas, '"')
+            self._calls.arguments(events, '"')
         self.reading = True
         return True
 
@@ -219,7 +219,7 @@ class XmlValueReader:
         self.reading = True
         return True
 
-    def consume(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+    def consume(self, text: str, pos: int, events: Events, final: bool) -> int:
         """Read the value from ``pos``: the new position (``reading`` turns false at its end)."""
         n = len(text)
         if self._fresh:
@@ -242,11 +242,11 @@ class XmlValueReader:
                 if pos < n and text[pos] == '"' and not self._wrapped:
                     self._mode = _BUFFER
                 else:
-                    self._calls.arguments(deltas, '"')
+                    self._calls.arguments(events, '"')
         if self._mode == _JSON:
-            pos = self._scan_json(text, pos, deltas, final)
+            pos = self._scan_json(text, pos, events, final)
         if self._wrapped:
-            pos = self._consume_wrapped(text, pos, deltas, final)
+            pos = self._consume_wrapped(text, pos, events, final)
             if self._wrapped:
                 self.lane = self._wrap_end if self._mode == _STREAM else None
                 return pos
@@ -258,31 +258,31 @@ class XmlValueReader:
             end, own = _value_stop(text, pos, final, self._value_stops, close, self.parameter_open)
         if end == -1:
             stop = n if final else self._end.held_start(text, pos)
-            self._take(text[pos:stop], deltas)
+            self._take(text[pos:stop], events)
             self.lane = self._end if self._mode == _STREAM else None
             return stop  # at final, the driver finishes the value
         stop = end - 1 if self.value_newlines and end > pos and text[end - 1] == "\n" else end
-        self._take(text[pos:stop], deltas)
+        self._take(text[pos:stop], events)
         if own is None:
             self.lane = self._end if self._mode == _STREAM else None
             return stop  # an enclosing close tag, undecided: held
-        self.finish(deltas)
+        self.finish(events)
         return end + len(close) if own else end
 
-    def _consume_wrapped(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+    def _consume_wrapped(self, text: str, pos: int, events: Events, final: bool) -> int:
         """Raw text up to the wrapper's close (a close tag inside is data); what follows the
         wrapper, up to the close tag, is value text as written."""
         close = self.wrapper[1]  # type: ignore[index]
         end = text.find(close, pos)
         if end == -1:
             stop = len(text) if final else self._wrap_end.held_start(text, pos)
-            self._take(text[pos:stop], deltas)
+            self._take(text[pos:stop], events)
             return stop
-        self._take(text[pos:end], deltas)
+        self._take(text[pos:end], events)
         self._wrapped = False
         return end + len(close)
 
-    def _scan_json(self, text: str, pos: int, deltas: Deltas, final: bool) -> int:
+    def _scan_json(self, text: str, pos: int, events: Events, final: bool) -> int:
         """A value declared JSON is forwarded verbatim; a closing tag inside one of its
         strings is data.  What is not JSON is carried as written."""
         scanner = self._scanner
@@ -304,47 +304,47 @@ class XmlValueReader:
             self._mode, self._scanner = _BUFFER, None
             return pos
         if end > pos:
-            self._calls.arguments(deltas, text[pos:end])
+            self._calls.arguments(events, text[pos:end])
         if scanner.broken:
             self._scanner = None  # not JSON: the rest goes as written
         return end
 
-    def _take(self, piece: str, deltas: Deltas) -> None:
+    def _take(self, piece: str, events: Events) -> None:
         if not piece:
             return
         mode = self._mode
         if mode == _STREAM:
-            self._calls.arguments(deltas, json_string_body(piece))
+            self._calls.arguments(events, json_string_body(piece))
         elif mode == _BUFFER:
             self._parts.append(piece)
         elif self._scanner is None or not self._scanner.done:
-            self._calls.arguments(deltas, piece)
+            self._calls.arguments(events, piece)
         else:
             # Text after a complete JSON value is kept as written, except whitespace that
             # only precedes the closing tag (held until something else follows it).
             text = "".join(self._parts) + piece if self._parts else piece
             body = text.rstrip(WHITESPACE)
             if body:
-                self._calls.arguments(deltas, body)
+                self._calls.arguments(events, body)
             self._parts = [text[len(body):]] if len(body) < len(text) else []
 
-    def finish(self, deltas: Deltas) -> None:
+    def finish(self, events: Events) -> None:
         """The value ends here (at its close tag, or at the end of input): what was held is written."""
         mode = self._mode
         if mode == _STREAM:
-            self._calls.arguments(deltas, '""' if self._fresh else '"')
+            self._calls.arguments(events, '""' if self._fresh else '"')
         elif mode == _BUFFER:
             value = convert_value("".join(self._parts), self._kind)
-            self._calls.arguments(deltas, "{}" if self._whole and not value.startswith("{") else value)
+            self._calls.arguments(events, "{}" if self._whole and not value.startswith("{") else value)
         elif self._scanner is not None and not self._scanner.started:
-            self._calls.arguments(deltas, "{}" if self._whole else '""')  # an empty JSON value
+            self._calls.arguments(events, "{}" if self._whole else '""')  # an empty JSON value
         self._parts = []  # (for JSON: whitespace before the closing tag)
         self._fresh = False
         self.reading = False
         self.lane = None
 
-    def close_arguments(self, deltas: Deltas) -> None:
+    def close_arguments(self, events: Events) -> None:
         """The call's arguments object ends (a whole object closed itself)."""
         if not self._whole:
-            self._calls.arguments(deltas, "}" if self._args_open else "{}")
+            self._calls.arguments(events, "}" if self._args_open else "{}")
         self._whole = False

@@ -11,7 +11,7 @@ marker.  The package, one job per module:
     text.py     the text path: literal markers in decoded text
     tokens.py   the token path: o200k_harmony ids through openai-harmony's StreamableParser
     header.py   the header grammar (openai-harmony's, mirrored for the text path)
-    router.py   messages to deltas: which channel goes where, call identity and filtering
+    router.py   messages to events: which channel goes where, call identity and filtering
     render.py   the inverse: an assistant turn as Harmony text
 
 Token ids, when the engine sends them, are the source of truth; without them the literal
@@ -35,7 +35,9 @@ from collections.abc import Iterable
 
 from ...request import ParserRequest
 from ...reasoning import ReasoningParser
-from ...tools.base import Deltas, DroppedCall, ToolParser
+from ...events import Events
+from ...messages import Deltas, deltas_of
+from ...tools.base import DroppedCall, ToolParser
 from ...tools.syntax import CallSyntax, derive_call_syntax
 from ..base import ResponseParser
 from .framing import CALL, CHANNEL, CONSTRAIN, END, MARKER_IDS, MESSAGE, RETURN, START, STOPS, Framer, Framing
@@ -135,18 +137,17 @@ class HarmonyResponseParser(ResponseParser):
         return HarmonyState(source, framer.state, framer.channel, framer.recipient)
 
     def stream_chunk(self, text: str, token_ids: list[int] | None = None, final: bool = False) -> Deltas:
-        out: Deltas = []
+        events: Events = []
         lexer = self._lexer
         if lexer is None:
             if not text and not token_ids:
-                return out
+                return []
             lexer = self._lexer = self._open_lexer(bool(token_ids))
         if isinstance(lexer, TokenLexer):
-            lexer.feed(token_ids or (), final, out)
+            lexer.feed(token_ids or (), final, events)
         else:
-            lexer.feed(text, final, out)
-        self._router.flush()
-        return out
+            lexer.feed(text, final, events)
+        return deltas_of(events) if events else []
 
     def _open_lexer(self, has_ids: bool) -> TextLexer | TokenLexer:
         """The path the response is framed on, chosen by its first input."""

@@ -3,7 +3,7 @@
 A lexer (``text.py`` for literal markers, ``tokens.py`` for token ids) turns its input into
 events ``(Event, payload)``; the ``Framer`` looks each one up in ``FRAMING`` and runs the
 steps it names, which call the path's ``Messages`` (how that path reads a header and decodes
-a body) and the ``Router`` (deltas).  Everything that decides a transition lives in the table
+a body) and the ``Router`` (content events).  Everything that decides a transition lives in the table
 (h11's rule 1); the lexers only recognize markers.
 
 ``<|constrain|>`` is text wherever a header or body is open; ``<|message|>`` is text inside a
@@ -22,7 +22,7 @@ import enum
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from collections.abc import Callable
 
-from ...tools.base import Deltas
+from ...events import Events
 from .markers import CALL, CHANNEL, CONSTRAIN, END, MARKER_IDS, MESSAGE, RETURN, START, STOPS
 
 if TYPE_CHECKING:
@@ -162,13 +162,13 @@ class Framer(Generic[P]):
         self._messages = messages
         self._verbatim = messages.verbatim_bodies  # body text is already text (no decoding)
 
-    def handle(self, event: Event, payload: P | None, out: Deltas) -> None:
+    def handle(self, event: Event, payload: P | None, out: Events) -> None:
         steps, after, self._row = self._row[event]
         for step in steps:
             step(self, payload, out)
         self.state = after
 
-    def text(self, payload: P, out: Deltas) -> None:
+    def text(self, payload: P, out: Events) -> None:
         """``handle(Event.TEXT, payload)``, the hot path: in a body the table's plan for text
         is ``body_text`` and the state stays (checked below, where the table is compiled)."""
         if self.state is _B:
@@ -182,17 +182,17 @@ class Framer(Generic[P]):
 
     # ---- the steps FRAMING names --------------------------------------------------------
 
-    def open_header(self, payload: P | None, out: Deltas) -> None:
+    def open_header(self, payload: P | None, out: Events) -> None:
         self._messages.open_header(False)
 
-    def open_assistant_header(self, payload: P | None, out: Deltas) -> None:
+    def open_assistant_header(self, payload: P | None, out: Events) -> None:
         self._messages.open_header(True)
 
-    def header_text(self, payload: P | None, out: Deltas) -> None:
+    def header_text(self, payload: P | None, out: Events) -> None:
         if payload is not None:
             self._messages.add_header(payload)
 
-    def finish_header(self, payload: P | None, out: Deltas) -> None:
+    def finish_header(self, payload: P | None, out: Events) -> None:
         verdict = self._messages.close_header()
         if isinstance(verdict, str):  # rejected: the header's text is content
             self._begin(out, None, None)
@@ -200,7 +200,7 @@ class Framer(Generic[P]):
         else:
             self._begin(out, *verdict)
 
-    def header_to_content(self, payload: P | None, out: Deltas) -> None:
+    def header_to_content(self, payload: P | None, out: Events) -> None:
         """The header never completed: its text goes back as content."""
         text = self._messages.drop_header()
         if text:
@@ -209,33 +209,33 @@ class Framer(Generic[P]):
             router.text(out, text)
             router.end(out)
 
-    def cut_header(self, payload: P | None, out: Deltas) -> None:
+    def cut_header(self, payload: P | None, out: Events) -> None:
         """The reply ended inside a header: syntax cut off, kept in ``dropped``."""
         text = self._messages.drop_header()
         if text:
-            self._router.cut(text)
+            self._router.cut(out, text)
 
-    def plain_body(self, payload: P | None, out: Deltas) -> None:
+    def plain_body(self, payload: P | None, out: Events) -> None:
         self._begin(out, None, None)
         self._messages.open_body()
         self.body_text(payload, out)
 
-    def body_text(self, payload: P | None, out: Deltas) -> None:
+    def body_text(self, payload: P | None, out: Events) -> None:
         if payload is not None:
             router = self._router
             router.text(out, self._messages.body_text(payload, router.counting))
 
-    def end_body(self, payload: P | None, out: Deltas) -> None:
+    def end_body(self, payload: P | None, out: Events) -> None:
         self._end(out, self._messages.end_body(payload))
 
-    def cut_body(self, payload: P | None, out: Deltas) -> None:
+    def cut_body(self, payload: P | None, out: Events) -> None:
         self._end(out, self._messages.end_body(None))
 
-    def _begin(self, out: Deltas, channel: str | None, recipient: str | None) -> None:
+    def _begin(self, out: Events, channel: str | None, recipient: str | None) -> None:
         self.channel, self.recipient = channel, recipient
         self._router.begin(out, channel, recipient)
 
-    def _end(self, out: Deltas, tail: str) -> None:
+    def _end(self, out: Events, tail: str) -> None:
         self._router.text(out, tail)
         self._router.end(out)
         self.channel = self.recipient = None

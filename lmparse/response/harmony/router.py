@@ -1,4 +1,4 @@
-"""Harmony routing: framed messages to deltas, with call identity, filtering and dense indices.
+"""Harmony routing: framed messages to content events, with call identity, filtering and dense indices.
 
     final channel                        -> content (whatever the recipient)
     recipient functions.NAME             -> a tool call NAME, the body streams as arguments
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...messages import DeltaMessage
+from ...events import CONTENT, REASONING, DroppedCall, Events, Text
 from ...request import ParserRequest
-from ...tools.calls import ACCEPTED, CallEmitter, Deltas, DroppedCall, new_call_id
+from ...tools.calls import ACCEPTED, CallEmitter, new_call_id
 from .header import function_name
 
 __all__ = ["Router", "TRUNCATED_HEADER"]
@@ -43,43 +43,39 @@ def builtin_name(recipient: str | None) -> str | None:
 
 
 class Router:
-    """Turns framed messages into deltas, one delta per channel run within a chunk.
+    """Turns framed messages into content events, appended to ``out`` (the chunk's list).
 
-    Each call appends to ``out``, the current chunk's delta list; ``flush`` writes the text
-    the open delta is still collecting, and must run before the chunk's list is returned.
     Calls go through the tool parsers' ``CallEmitter``: identity first, filtering, dense
     indices and drop records are theirs."""
 
-    __slots__ = ("counting", "_calls", "_tools_enabled", "_offered", "_route", "_open", "_parts", "_builtin")
+    __slots__ = ("counting", "_calls", "_tools_enabled", "_offered", "_route", "_builtin")
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self._calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)
         self._tools_enabled = request.tools_enabled
         # Built-in tools count as offered only when the request names them.
         self._offered = request.allowed_names if request.tools_enabled and request.allowed_names else frozenset()
-        self._builtin: DroppedCall | None = None  # the record a built-in tool's message text goes to
+        self._builtin: _BuiltinMessage | None = None  # the record a built-in tool's message text goes to
         self.counting = False  # this body's tokens are reasoning tokens
         self._route = _CONTENT
-        self._open: DeltaMessage | None = None  # the content or reasoning delta this chunk is extending
-        self._parts: list[str] = []
 
     @property
     def dropped(self) -> list[DroppedCall]:
         return self._calls.dropped
 
-    def begin(self, out: Deltas, channel: str | None, recipient: str | None) -> None:
+    def begin(self, out: Events, channel: str | None, recipient: str | None) -> None:
         route = self._route_of(out, channel, recipient)
         self._route = route
         self.counting = channel == "analysis" or route == _REASONING
 
-    def _route_of(self, out: Deltas, channel: str | None, recipient: str | None) -> int:
+    def _route_of(self, out: Events, channel: str | None, recipient: str | None) -> int:
         if channel == "final":
             return _CONTENT
         name = function_name(recipient)
         if name is None and (builtin := builtin_name(recipient)) is not None:
             if builtin not in self._offered:
-                self._calls.drop(builtin, BUILTIN_NOT_OFFERED)
-                self._builtin = self._calls.dropped[-1] = _BuiltinMessage(builtin)
+                self._builtin = message = _BuiltinMessage(builtin)
+                self._calls.drop_record(out, message)
                 return _BUILTIN
             name = builtin  # offered: a call like any other
         if name is None:
@@ -87,65 +83,36 @@ class Router:
         if not self._tools_enabled:
             # tool_choice "none" or no tools: nothing may become a call, and the body stays
             # visible as text of its channel rather than vanishing.
-            self._calls.drop(name, "tool calls are disabled for this request; its arguments went to the text")
+            self._calls.drop(out, name, "tool calls are disabled for this request; its arguments went to the text")
             return _REASONING if channel == "analysis" else _CONTENT
         if not name:
-            self._calls.drop(None, "no function name")
+            self._calls.drop(out, None, "no function name")
             return _DISCARD
-        self._flush_text()
         self._calls.begin()
         self._calls.name(out, name)  # or drops it: not among the request's tools
         return _CALL if self._calls.state == ACCEPTED else _DISCARD
 
-    def cut(self, header: str) -> None:
+    def cut(self, out: Events, header: str) -> None:
         """A header the end of the reply cut off: recorded with its text, routed nowhere."""
-        self._calls.cut(header, TRUNCATED_HEADER)
+        self._calls.cut(out, header, TRUNCATED_HEADER)
 
-    def text(self, out: Deltas, text: str) -> None:
+    def text(self, out: Events, text: str) -> None:
         if not text:
             return
         route = self._route
-        if route == _DISCARD:
-            return
-        if route == _BUILTIN:
-            self._builtin.add(text)  # type: ignore[union-attr]
-            return
-        if route == _CALL:
-            if self._open is not None:
-                self._flush_text()
+        if route == _CONTENT:
+            out.append(Text(CONTENT, text))
+        elif route == _REASONING:
+            out.append(Text(REASONING, text))
+        elif route == _CALL:
             self._calls.arguments(out, text)
-            return
-        open_delta = self._open
-        if open_delta is not None and (open_delta.content is not None) == (route == _CONTENT):
-            self._parts.append(text)
-            return
-        self._flush_text()
-        delta = DeltaMessage(content="") if route == _CONTENT else DeltaMessage(reasoning_content="")
-        out.append((delta, False))
-        self._open, self._parts = delta, [text]
+        elif route == _BUILTIN and self._builtin is not None:
+            self._builtin.add(text)
 
-    def end(self, out: Deltas) -> None:
+    def end(self, out: Events) -> None:
         self._calls.end(out)  # an accepted call always carries an arguments object
         self._route = _CONTENT
         self.counting = False
-
-    def flush(self) -> None:
-        """Write what the open deltas are still collecting; the next chunk starts fresh."""
-        if self._open is not None:
-            self._flush_text()
-        self._calls.flush()
-
-    def _flush_text(self) -> None:
-        delta = self._open
-        if delta is None:
-            return
-        if self._parts:
-            joined = "".join(self._parts)
-            if delta.content is not None:
-                delta.content += joined
-            else:
-                delta.reasoning_content = (delta.reasoning_content or "") + joined
-        self._open, self._parts = None, []
 
 
 class _BuiltinMessage(DroppedCall):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...markers import MarkerSet
-from ...tools.base import Deltas
+from ...events import Events
 from .framing import MARKER_EVENTS, Event, Framer, Framing, text_events
 from .header import parse_header
 
@@ -79,7 +79,7 @@ class TextLexer:
     def held_chars(self) -> int:
         return len(self._pending) + self.messages.held_chars
 
-    def feed(self, text: str, final: bool, out: Deltas) -> None:
+    def feed(self, text: str, final: bool, out: Events) -> None:
         buf = self._pending + text if self._pending else text
         pos, n = 0, len(buf)
         framer = self.framer
@@ -97,7 +97,7 @@ class TextLexer:
         if final:
             framer.handle(Event.EOS, None, out)
 
-    def _inside(self, buf: str, pos: int, final: bool, out: Deltas) -> int:
+    def _inside(self, buf: str, pos: int, final: bool, out: Events) -> int:
         """A header's or body's text up to its next marker; ``~end`` when it holds the rest."""
         markers = _SEARCHED[self.framer.state]
         match = markers.search(buf, pos)
@@ -113,7 +113,7 @@ class TextLexer:
         self.framer.handle(MARKER_EVENTS[marker], marker, out)
         return end
 
-    def _at_boundary(self, buf: str, pos: int, final: bool, out: Deltas) -> int:
+    def _at_boundary(self, buf: str, pos: int, final: bool, out: Events) -> int:
         """Before the first message or between two: a marker, the reply's opening recipient,
         or text (which opens a plain body and is read there)."""
         framer = self.framer

@@ -15,7 +15,7 @@ import os
 from typing import Any
 from collections.abc import Sequence
 
-from ...tools.base import Deltas
+from ...events import Events
 from .framing import MARKER_EVENTS, MARKER_IDS, MESSAGE, START, Event, Framer, Framing
 from .text import RECIPIENT_OPENERS
 
@@ -187,7 +187,7 @@ class TokenLexer:
     def held_chars(self) -> int:
         return self._held_chars + self.messages.held_chars
 
-    def feed(self, token_ids: Sequence[int], final: bool, out: Deltas) -> None:
+    def feed(self, token_ids: Sequence[int], final: bool, out: Events) -> None:
         framer = self.framer
         for token in token_ids:
             event = _EVENTS.get(token, _TEXT)
@@ -200,7 +200,7 @@ class TokenLexer:
                 self._release(out)
             framer.handle(Event.EOS, None, out)
 
-    def _opening(self, token: int, event: Event, out: Deltas) -> None:
+    def _opening(self, token: int, event: Event, out: Events) -> None:
         if event is not Event.TEXT:
             if self._held:  # held text that was not a recipient after all
                 self._release(out)
@@ -216,6 +216,6 @@ class TokenLexer:
         elif not any(o.startswith(text) for o in RECIPIENT_OPENERS):
             self._release(out)
 
-    def _release(self, out: Deltas) -> None:
+    def _release(self, out: Events) -> None:
         held, self._held, self._held_chars = self._held, [], 0
         self.framer.handle(Event.TEXT, held, out)

@@ -48,7 +48,7 @@ erases the string delimiters too).
 
 from __future__ import annotations
 
-from ..base import MORE, PAYLOAD_CLOSED, Deltas, PayloadStep
+from ..base import MORE, PAYLOAD_CLOSED, Events, PayloadStep
 from ..literal_call import NAME_CHARS, LiteralCallParser
 from ..syntax import CallSyntax, derive_call_syntax
 from ..value_grammar import GEMMA_LITERAL, GEMMA_PAREN_LITERAL
@@ -97,16 +97,16 @@ class Gemma4ToolParser(LiteralCallParser):
         self._bare_stage = _BARE_HEAD
         self._bare_call: tuple[str, list[str]] = ("", [])  # a bare call's name and JSON arguments, held
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         if self._call:  # (not super(): this is the hot entry)
-            return LiteralCallParser._consume_stream_payload(self, text, deltas, final=final)
+            return LiteralCallParser._consume_stream_payload(self, text, events, final=final)
         if self._past_end is not None:
             if self._eos and not self.committed and not (self.calls_emitted or self.dropped):
-                return 0, self._reject(deltas)  # no call yet: ``<eos>`` is not this family's end of a call turn
-            return self._consume_past_end(self._past_end, text, final)
-        return self._consume_bare(text, deltas, final)
+                return 0, self._reject(events)  # no call yet: ``<eos>`` is not this family's end of a call turn
+            return self._consume_past_end(self._past_end, text, events, final)
+        return self._consume_bare(text, events, final)
 
-    def _consume_past_end(self, past_end: list[str], text: str, final: bool) -> PayloadStep:
+    def _consume_past_end(self, past_end: list[str], text: str, events: Events, final: bool) -> PayloadStep:
         """After ``<|tool_response>`` the model plays the tool: not the reply.  Kept for
         ``dropped`` (one record at the end, if anything came)."""
         self._commit()
@@ -115,21 +115,21 @@ class Gemma4ToolParser(LiteralCallParser):
             return len(text), MORE
         past = "".join(past_end)
         if past:
-            self._calls.cut(past, PAST_END)
+            self._calls.cut(events, past, PAST_END)
         return len(text), PAYLOAD_CLOSED
 
-    def _consume_bare(self, text: str, deltas: Deltas, final: bool) -> PayloadStep:
+    def _consume_bare(self, text: str, events: Events, final: bool) -> PayloadStep:
         """The reply's first characters, with no open tag: the spurious channel label, or a
         bare call held until the end of the reply proves it is the whole reply."""
         if self._bare_stage == _BARE_HEAD:
             if text.startswith(LABEL):
-                self._cut(LABEL, LABEL_DROPPED)
+                self._cut(events, LABEL, LABEL_DROPPED)
                 return len(LABEL), PAYLOAD_CLOSED
             if not final and at_partial(text, 0, LABEL, *_BARE_HEADS):
                 return 0, MORE
             pos = self._bare_head(text, final)
             if pos is None:
-                return 0, self._reject(None)
+                return 0, self._reject(events)
             if self._bare_stage == _BARE_HEAD:
                 return pos, MORE
         else:
@@ -140,19 +140,19 @@ class Gemma4ToolParser(LiteralCallParser):
             self._bare_call[1].append(literal.writer.take())
             if not literal.done:
                 if literal.broken or final:
-                    return pos, self._reject(None)  # text: the replay gives it all back
+                    return pos, self._reject(events)  # text: the replay gives it all back
                 return pos, MORE
             self._bare_stage = _BARE_AFTER
         end = skip_ws(text, pos)
         if end < len(text) or end - pos > _MAX_TRAILING:
-            return pos, self._reject(None)  # more than the call: prose about the syntax
+            return pos, self._reject(events)  # more than the call: prose about the syntax
         if not final:
             return pos, MORE  # trailing whitespace stays the reply's
         name, arguments = self._bare_call  # the whole reply was this call
         self._begin_call()
-        self._emit_name(deltas, name)
-        self._calls.arguments(deltas, "".join(arguments))
-        self._end_call(deltas)
+        self._emit_name(events, name)
+        self._calls.arguments(events, "".join(arguments))
+        self._end_call(events)
         return pos, PAYLOAD_CLOSED
 
     def _bare_head(self, text: str, final: bool) -> int | None:
@@ -172,14 +172,14 @@ class Gemma4ToolParser(LiteralCallParser):
         self._bare_stage = _BARE_ARGS
         return end
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+    def _consume_close(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, bool]:
         if self.bare or self._past_end is not None:  # no close tag is owed
             return pos, True
         if text.startswith(TURN_END, pos):  # the turn ended where the close tag belonged
             return pos + len(TURN_END), True
         if not final and at_partial(text, pos, TURN_END, TOOL_CALL_END):
             return pos, False
-        return super()._consume_close(text, pos, final)
+        return super()._consume_close(text, pos, events, final)
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:

@@ -48,7 +48,7 @@ import re
 from bisect import bisect_right
 from typing import Any
 
-from ..base import OPEN as STEP_OPEN, BlockStep, Deltas
+from ..base import OPEN as STEP_OPEN, BlockStep, Events
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import at_partial
 
@@ -157,25 +157,25 @@ class KimiK3ToolParser(XmlToolParser):
         self._spaced = open_tag.lstrip(" ") == SPACED_TOOLS
         self._lead = True  # what was consumed of the block ends at its opener or a ``<|sep|>``
 
-    def feed_tool_block(self, text: str, deltas: Deltas, final: bool = False) -> BlockStep:
+    def feed_tool_block(self, text: str, events: Events, final: bool = False) -> BlockStep:
         if final and _cut_tail(text) < len(text):
             # A marker cut off by the end: the text goes in as a chunk first, so the parser
             # holds what it would hold mid-stream; what it holds is then the markup dropped.
-            step = self._feed(text, deltas, False)
+            step = self._feed(text, events, False)
             if step.status != STEP_OPEN:
                 return step
             rest = text[step.consumed:]
             cut = _cut_tail(rest)
-            last = self._feed(rest[:cut], deltas, True)
+            last = self._feed(rest[:cut], events, True)
             return last._replace(consumed=len(text) if last.consumed == cut else step.consumed + last.consumed)
-        return self._feed(text, deltas, final)
+        return self._feed(text, events, final)
 
-    def _feed(self, text: str, deltas: Deltas, final: bool) -> BlockStep:
+    def _feed(self, text: str, events: Events, final: bool) -> BlockStep:
         """``feed_tool_block`` on the text without its layout spaces, when the block opened spaced."""
         if not self._spaced:
-            return super().feed_tool_block(text, deltas, final)
+            return super().feed_tool_block(text, events, final)
         body, removed = _squeeze(text, self._lead)
-        step = super().feed_tool_block(body, deltas, final)
+        step = super().feed_tool_block(body, events, final)
         if final and step.consumed == len(body):
             return step._replace(consumed=len(text))
         at = bisect_right(removed, (step.consumed, len(text)))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 
+from ...events import Events
 from ...markers import skip_ws
 from ..python_call import raw_quotable
 from ..syntax import CallSyntax
@@ -61,8 +62,8 @@ class Lfm2ToolParser(PythonicToolParser):
     block_lead = ""
     block_separator = ""
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
-        end, closed = super()._consume_close(text, pos, final)
+    def _consume_close(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, bool]:
+        end, closed = super()._consume_close(text, pos, events, final)
         if not closed or not text.endswith(TOOL_CALL_END, 0, end):
             return end, closed
         at = skip_ws(text, end)
@@ -70,7 +71,7 @@ class Lfm2ToolParser(PythonicToolParser):
             return end, True  # text after the block: content
         orphan = text.find(TOOL_CALL_END, at, at + _ECHO_LIMIT + len(TOOL_CALL_END))
         if orphan != -1 and text.find(TOOL_CALL_START, at, orphan) == -1:
-            self._calls.cut(text[at:orphan + len(TOOL_CALL_END)], ECHO)
+            self._calls.cut(events, text[at:orphan + len(TOOL_CALL_END)], ECHO)
             return orphan + len(TOOL_CALL_END), True
         if final or len(text) - at > _ECHO_LIMIT or (orphan == -1 and TOOL_CALL_START in text[at:]):
             return end, True

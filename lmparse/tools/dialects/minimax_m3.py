@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 
-from ..base import MORE, PAYLOAD_CLOSED, Deltas, Payload, PayloadStep, ToolParser
+from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
 from ..element_values import ElementTranslator, render_elements
 from ._syntax import at_partial, read_attribute, skip_ws
 
@@ -66,12 +66,12 @@ class MiniMaxM3ToolParser(ToolParser):
     def _reset_payload(self) -> None:
         self._args: ElementTranslator | None = None
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos = 0
         while True:
             args = self._args
             if args is None:
-                found = self._consume_invoke(text, pos, deltas)
+                found = self._consume_invoke(text, pos, events)
                 if found is None:
                     return len(text) if final and self.committed else pos, MORE
                 pos, status = found
@@ -81,15 +81,15 @@ class MiniMaxM3ToolParser(ToolParser):
             pos = args.feed(text, pos, final)
             if args.broken:
                 args.close()
-            self._calls.arguments(deltas, args.writer.take())
+            self._calls.arguments(events, args.writer.take())
             if args.broken:
-                return pos, self._reject(deltas)  # text where a parameter belongs: the call ends with what it had
+                return pos, self._reject(events)  # text where a parameter belongs: the call ends with what it had
             if not args.done:
                 return len(text) if final else pos, MORE  # at the end, a cut-off tag is the call's own markup
-            self._end_call(deltas)
+            self._end_call(events)
             self._args = None
 
-    def _consume_invoke(self, text: str, pos: int, deltas: Deltas) -> PayloadStep | None:
+    def _consume_invoke(self, text: str, pos: int, events: Events) -> PayloadStep | None:
         """``NS<invoke name="N">`` opens a call (``MORE``: its arguments follow); the block's
         closer (or anything else after a call) ends the payload.  None: wait for more text."""
         at = skip_ws(text, pos)
@@ -102,9 +102,9 @@ class MiniMaxM3ToolParser(ToolParser):
                 return None
             name = found[0].strip() if found else ""
             if not found or not name:
-                return pos, self._reject(deltas)
+                return pos, self._reject(events)
             self._begin_call()
-            self._emit_name(deltas, name)
+            self._emit_name(events, name)
             schema = self.request.schema_for(name) if self.request.tools else None
             self._args = ElementTranslator(NS, schema, root="invoke", outer=("tool_call",), stops=("invoke ",))
             return found[1], MORE
@@ -112,29 +112,29 @@ class MiniMaxM3ToolParser(ToolParser):
             return None
         if self.committed:
             return pos, PAYLOAD_CLOSED  # the close tag (or stray text) is the block's business
-        return pos, self._reject(deltas)
+        return pos, self._reject(events)
 
-    def _consume_close(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
+    def _consume_close(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, bool]:
         at = skip_ws(text, pos)
         end = ns_tag(text, at, "</tool_call>")
         if end is not None and end > 0:
             return end, True
         if end is None and not final:
             return pos, False
-        found, closed = super()._consume_close(text, pos, final)
+        found, closed = super()._consume_close(text, pos, events, final)
         stray = text[pos:found].strip()
         if stray.endswith(CLOSE):
             stray = stray[:-len(CLOSE)].rstrip()
         if stray:
-            self._calls.cut(stray, BROKEN)  # dropped with the block, and recorded
+            self._calls.cut(events, stray, BROKEN)  # dropped with the block, and recorded
         return found, closed
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
+    def _finish_payload(self, events: Events) -> Payload:
         args = self._args
         if args is not None:
             args.close()
-            self._calls.arguments(deltas, args.writer.take())
-        return super()._finish_payload(deltas)
+            self._calls.arguments(events, args.writer.take())
+        return super()._finish_payload(events)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..base import MORE, PAYLOAD_CLOSED, RUN, Deltas, Payload, PayloadStep
+from ..base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep
 from ..json_envelope import JsonToolParser
 from ._syntax import at_partial, skip_ws
 
@@ -53,22 +53,22 @@ class MistralToolParser(JsonToolParser):
         self._name = ""
         self._spaced = False  # whitespace came between the marker and the name
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         if not self._form:
             first = skip_ws(text, 0)
             if first == len(text):
                 return 0, MORE
             self._form = _ARRAY if text[first] in "[{" else _NAMED
         if self._form == _ARRAY:
-            return super()._consume_stream_payload(text, deltas, final=final)
+            return super()._consume_stream_payload(text, events, final=final)
         pos = 0
         if self._stage != _VALUE:
-            pos, status = self._consume_head(text, deltas, final)
+            pos, status = self._consume_head(text, events, final)
             if self._stage != _VALUE or status is not MORE:
                 return pos, status
-        return self._consume_arguments(text, pos, deltas, final)
+        return self._consume_arguments(text, pos, events, final)
 
-    def _consume_head(self, text: str, deltas: Deltas, final: bool) -> PayloadStep:
+    def _consume_head(self, text: str, events: Events, final: bool) -> PayloadStep:
         """``NAME[ARGS]``, ``NAME[CALL_ID]ID[ARGS]`` or ``NAME{``; the call opens there."""
         pos, n = 0, len(text)
         while True:
@@ -79,13 +79,13 @@ class MistralToolParser(JsonToolParser):
             word = self._word + text[pos:end]
             pos = end
             if len(word) > _MAX_WORD:
-                return pos, self._reject(deltas)
+                return pos, self._reject(events)
             self._word = word
             if pos == n:
                 if final and self._spaced and self._stage == _NAME:
                     # A word cut off by the end of the reply is a name only where templates
                     # write one, right after the marker; after whitespace it is prose.
-                    return pos, self._reject(deltas)
+                    return pos, self._reject(events)
                 return pos, MORE
             if word and self._stage == _NAME and text.startswith(CALL_ID, pos):
                 self._name, self._word, self._stage = word, "", _ID
@@ -95,7 +95,7 @@ class MistralToolParser(JsonToolParser):
                 name, call_id = (self._name, word) if self._stage == _ID else (word, None)
                 self._stage = _VALUE
                 self._begin_call()
-                self._emit_name(deltas, name, call_id)
+                self._emit_name(events, name, call_id)
                 self._arguments.reset()
                 return pos + len(ARGS), MORE
             value = skip_ws(text, pos)
@@ -104,28 +104,28 @@ class MistralToolParser(JsonToolParser):
                 # the control token ``[ARGS]`` (``[TOOL_CALLS]`` kept).
                 self._stage = _VALUE
                 self._begin_call()
-                self._emit_name(deltas, word)
+                self._emit_name(events, word)
                 self._arguments.reset()
                 return value, MORE
             if value == n or at_partial(text, pos, ARGS, CALL_ID):
                 return pos, MORE  # (at the end of the reply, a head cut off here is the block's syntax)
-            return pos, self._reject(deltas)  # prose after the marker: the block is text
+            return pos, self._reject(events)  # prose after the marker: the block is text
 
-    def _consume_arguments(self, text: str, pos: int, deltas: Deltas, final: bool) -> PayloadStep:
+    def _consume_arguments(self, text: str, pos: int, events: Events, final: bool) -> PayloadStep:
         arguments = self._arguments
-        pos = arguments.consume(text, pos, deltas, final)
+        pos = arguments.consume(text, pos, events, final)
         if not arguments.scanner.done:
             return pos, RUN if arguments.in_run else MORE
         if arguments.scanner.broken:  # ``[ARGS]`` not followed by JSON: the call has no arguments
-            return pos, self._reject(deltas)
-        arguments.flush(deltas)
-        self._end_call(deltas)
+            return pos, self._reject(events)
+        arguments.flush(events)
+        self._end_call(events)
         return pos, PAYLOAD_CLOSED
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
+    def _finish_payload(self, events: Events) -> Payload:
         if self._form == _NAMED and self._stage == _VALUE:
-            self._arguments.flush(deltas, complete=False)  # truncated: as written
-        return super()._finish_payload(deltas)
+            self._arguments.flush(events, complete=False)  # truncated: as written
+        return super()._finish_payload(events)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

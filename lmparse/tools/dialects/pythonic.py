@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..base import MORE, PAYLOAD_CLOSED, Deltas, Payload, PayloadStep, ToolParser
+from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
 from ..python_call import CallScanner, call_arguments, python_literal
 from ..syntax import CallSyntax
 from ._syntax import skip_ws
@@ -65,7 +65,7 @@ class PythonicToolParser(ToolParser):
         self._source: list[str] = []  # the current call's source, as it arrived
         self._deferred: list[tuple[str, str]] = []  # invalid calls before the block held a call
 
-    def _consume_stream_payload(self, text: str, deltas: Deltas, *, final: bool) -> PayloadStep:
+    def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos, n = 0, len(text)
         while True:
             phase = self._phase
@@ -75,7 +75,7 @@ class PythonicToolParser(ToolParser):
                 pos = end
                 if not closed:
                     return pos, MORE
-                self._finish_call(deltas)
+                self._finish_call(events)
                 self._phase = _AFTER
             elif phase == _ELEMENT:
                 head = _HEAD.match(text, pos)
@@ -90,11 +90,11 @@ class PythonicToolParser(ToolParser):
                 elif n - pos <= _MAX_HEAD and _HEAD_PREFIX.match(text, pos):
                     if final and self.committed:  # a later call's head, cut off: syntax
                         if text[pos:].strip():
-                            self._calls.cut(text[pos:])
+                            self._calls.cut(events, text[pos:])
                         return n, MORE
                     return pos, MORE
                 else:
-                    return pos, self._reject(deltas)  # not a call: the block is text, or ends here
+                    return pos, self._reject(events)  # not a call: the block is text, or ends here
             else:
                 start = skip_ws(text, pos)
                 if start == n:
@@ -107,38 +107,38 @@ class PythonicToolParser(ToolParser):
                 elif phase == _AFTER and c == "]":
                     return start + 1, PAYLOAD_CLOSED
                 else:
-                    return pos, self._reject(deltas)
+                    return pos, self._reject(events)
 
-    def _finish_call(self, deltas: Deltas) -> None:
+    def _finish_call(self, events: Events) -> None:
         arguments, reason = call_arguments("".join(self._source), self.json_constants)
         self._source = []
         if arguments is None:
-            self._invalid(self._name, reason)
+            self._invalid(events, self._name, reason)
             return
         for name, why in self._deferred:  # the block holds a call now: they were calls too
-            self._record_drop(name, why)
+            self._record_drop(events, name, why)
         self._deferred = []
         self._begin_call()
-        self._emit_name(deltas, self._name)
-        self._calls.arguments(deltas, arguments)
-        self._end_call(deltas)
+        self._emit_name(events, self._name)
+        self._calls.arguments(events, arguments)
+        self._end_call(events)
 
-    def _invalid(self, name: str, reason: str) -> None:
+    def _invalid(self, events: Events, name: str, reason: str) -> None:
         if self.committed:
-            self._record_drop(name, reason)
+            self._record_drop(events, name, reason)
         else:
             self._deferred.append((name, reason))
 
-    def _record_drop(self, name: str, reason: str) -> None:
+    def _record_drop(self, events: Events, name: str, reason: str) -> None:
         self._begin_call()
-        self._drop(name, reason)
-        self._end_call(None)
+        self._drop(events, name, reason)
+        self._end_call(events)
 
-    def _finish_payload(self, deltas: Deltas) -> Payload:
+    def _finish_payload(self, events: Events) -> Payload:
         if self._phase == _CALL:
-            self._invalid(self._name, "cut off by the end of input")
+            self._invalid(events, self._name, "cut off by the end of input")
             self._phase = _AFTER
-        return super()._finish_payload(deltas)
+        return super()._finish_payload(events)
 
     @classmethod
     def call_syntax(cls) -> CallSyntax:
