@@ -22,12 +22,12 @@ def test_granite4_is_the_qwen_dialect_itself():
 
 
 @pytest.mark.parametrize("alias,base", [("qwen3.5", "qwen3coder"), ("nemotron3", "qwen3coder"),
-                                        ("glm5", "glm47")])
+                                        ("glm5", "glm47"), ("granite4.2", "qwen3coder")])
 def test_identical_families_are_plain_aliases(alias, base):
     assert ToolParserManager.get(alias) is ToolParserManager.get(base)
 
 
-@pytest.mark.parametrize("variant,base", [("step3p5", "qwen3coder"), ("ling3", "glm47")])
+@pytest.mark.parametrize("variant,base", [("step3p5", "qwen3coder"), ("ling3", "glm47"), ("step5", "qwen3coder")])
 def test_layout_variants_differ_only_in_rendering(variant, base):
     cls, parent = ToolParserManager.get(variant), ToolParserManager.get(base)
     assert cls is not parent and issubclass(cls, parent)

@@ -189,7 +189,8 @@ def test_a_second_call_cut_off_keeps_the_first(wire: Wire) -> None:
 # with that much of the tag (or more) ended inside markup, never in prose.
 FIRST_SPECIAL_PIECE = {"internlm": "<|action_start|>", "deepseek-v32": "<｜DSML｜", "deepseek-v4": "<｜DSML｜",
                        "deepseek-v3": "<｜tool▁calls▁begin｜", "deepseek-v31": "<｜tool▁calls▁begin｜",
-                       "kimi-k3": "<|open|>", "deepseek-v41": "<｜DSML｜"}
+                       "kimi-k3": "<|open|>", "deepseek-v41": "<｜DSML｜",
+                       "gigachat35": "<｜GCML｜"}  # bar-wrapped like DSML: no prose ends inside it (unverified tokens)
 
 
 def partial_text_end(w: Wire) -> int:

@@ -179,6 +179,11 @@ QWEN = JsonWire(id="qwen", tool_parser="qwen", reasoning_parser="default", open=
 INTERNLM = JsonWire(id="internlm", tool_parser="internlm", reasoning_parser="default",
                     open="<|action_start|><|plugin|>\n", close="<|action_end|>", field="parameters",
                     tokenizers=("internlm2",), template_layout=False)
+# Ricursive Ripple: Qwen's envelopes; the model opens <think> itself (no switch) and a call ends it.
+# No Ripple vocabulary: Qwen2.5's stands in.
+RIPPLE = JsonWire(id="ripple", tool_parser="ripple", reasoning_parser="ripple", open="<tool_call>\n",
+                  close="\n</tool_call>", field="arguments", tokenizers=("qwen2.5",), lead="\n", think_open="<think>",
+                  thinking_off=None, call_ends_reasoning=True)
 TAGGED = (QWEN, INTERNLM)
 # Llama 3.1/3.2 JSON after <|python_tag|> (its bare start is tested in test_json_dialects.py).
 # Llama 3 has no reasoning markers: ``lfm2``'s plain-start <think> stands in for the matrix's reasoning cases.
@@ -260,6 +265,15 @@ LING3 = XmlWire(id="ling3", tool_parser="ling3", reasoning_parser="ling3", open=
 STEP3P5 = XmlWire(id="step3p5", tool_parser="step3p5", reasoning_parser="step3p5", open="<tool_call>",
                   close="</tool_call>", layout=qwen_call, tokenizers=("qwen3",), block_sep="",
                   honours_thinking_off=False)
+# Step-5: Qwen3-Coder's calls; no template, and vLLM keeps all whitespace around calls as content.
+# No Step-5 vocabulary: Qwen3's stands in for the chunkings.
+STEP5 = XmlWire(id="step5", tool_parser="step5", reasoning_parser="step5", open="<tool_call>", close="</tool_call>",
+                layout=qwen_call, tokenizers=("qwen3",), block_sep="")
+# ZAYA1: Qwen3-Coder's calls inside Zyphra's wrapper; no template (all whitespace between blocks is
+# syntax) and no vocabulary: the wrapper tags are pseudo-tokens (single tokens per third-party notes).
+ZAYA = XmlWire(id="zaya", tool_parser="zaya", reasoning_parser="zaya", open="<zyphra_tool_call>",
+               close="</zyphra_tool_call>", layout=qwen_call, tokenizers=(), template_layout=False,
+               call_ends_reasoning=True, pseudo_token_markers=r"</?zyphra_tool_call>|</?think>")
 XML_WIRES = (QWEN3CODER, GLM45, GLM47, SEED_OSS, MINIMAX_M2, LING3, STEP3P5)
 
 
@@ -326,6 +340,15 @@ V41 = DsmlWire(id="deepseek-v41", tool_parser="deepseek-v41", reasoning_parser="
                open=f"<{DSML} calls>", close=f"</{DSML} calls>", tokenizers=("deepseek-v4",),
                empty_invoke="\n", prefix=f"{DSML} ", lead="\n\n", block_sep="\n\n")
 DSML_WIRES = (V32, V4, V41)
+# GigaChat 3.5: V4's tags under ``｜GCML｜``, thinking behind ``chat_template_kwargs.reasoning``.  Kept
+# out of DSML_WIRES: a parameter without ``string`` is raw text here, not typed by the schema.  No
+# vocabulary: vLLM's test tokens (tags, and the invoke / parameter openers without ``>``) are pseudo-tokens.
+GCML = "｜GCML｜"
+GIGACHAT35 = DsmlWire(id="gigachat35", tool_parser="gigachat35", reasoning_parser="gigachat35",
+                      open=f"<{GCML}tool_calls>", close=f"</{GCML}tool_calls>", tokenizers=(), prefix=GCML,
+                      request_extra={"chat_template_kwargs": {"reasoning": True}}, thinking_off={"reasoning": False},
+                      lead="\n\n", block_sep="\n\n",
+                      pseudo_token_markers=r"</?｜GCML｜tool_calls>|<｜GCML｜(?:invoke|parameter)|</｜GCML｜(?:invoke|parameter)>|</?think>")
 
 
 # ---- sections of calls: kimi-k2, deepseek-v3, deepseek-v31 -----------------------------------
@@ -691,4 +714,4 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
 # truncation tests and the SGLang families read it; ids are unique).
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
                                GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2,
-                               GIGACHAT3)
+                               GIGACHAT3, GIGACHAT35, ZAYA, STEP5, RIPPLE)

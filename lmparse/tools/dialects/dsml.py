@@ -2,7 +2,8 @@
 
 Wire syntax (V4 writes ``tool_calls`` where V3.2 writes ``function_calls``; V4.1 puts a
 space after the bar in every tag name and writes ``calls``: ``<｜DSML｜ calls>``,
-``<｜DSML｜ invoke name=…>``; the dialects differ only in these tag names)::
+``<｜DSML｜ invoke name=…>``; GigaChat 3.5 writes V4's tags with ``｜GCML｜`` for ``｜DSML｜``;
+the dialects differ only in these tag names)::
 
     <｜DSML｜function_calls>
     <｜DSML｜invoke name="NAME">
@@ -64,6 +65,9 @@ class DsmlToolParser(XmlToolParser):
     tool_close_tag: str = ""
     # What the template writes inside an invoke without parameters.
     empty_invoke = ""
+    # How a parameter without a ``string`` attribute is read: "" lets the schema decide,
+    # "true" takes it as raw text (GigaChat 3.5).
+    string_default = ""
     # The call syntax constraints are built from (lmparse.tools.syntax).
     argument_style = "deepseek_xml"
     invoke_open = INVOKE
@@ -86,7 +90,8 @@ class DsmlToolParser(XmlToolParser):
         if not found:
             return found
         attributes, end = found
-        return end, attributes["name"].strip(), _DECLARED.get(attributes.get("string", "").strip().lower())
+        declared = attributes.get("string", self.string_default).strip().lower()
+        return end, attributes["name"].strip(), _DECLARED.get(declared)
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:
@@ -145,3 +150,27 @@ class DeepSeekV41ToolParser(DsmlToolParser):
     parameter_open = f"<{DSML_V41}parameter"
     function_close = f"</{DSML_V41}invoke>"
     empty_invoke = "\n"
+
+
+# GigaChat 3.5 ("GCML"): V4's tag names under its own bar-wrapped prefix.
+GCML = "｜GCML｜"
+
+
+class GigaChat35ToolParser(DsmlToolParser):
+    """GigaChat 3.5: V4's grammar with ``｜GCML｜``; a parameter without ``string`` is raw text
+    (vLLM's ``gigachat35``).  No template is published; model output seen (vLLM's tests) puts
+    ``\\n\\n`` before the block and ``\\n`` between its elements, or no whitespace at all.
+    vLLM's test vocabulary makes the tags single tokens (unverified): no proper prefixes."""
+
+    summary = '<｜GCML｜tool_calls><｜GCML｜invoke name="N"><｜GCML｜parameter name="K" string="true">V</…>'
+    tool_open_tags = (f"<{GCML}tool_calls>",)
+    tool_close_tag = f"</{GCML}tool_calls>"
+    tool_close_prefixes = ()
+    arg_value_close = f"</{GCML}parameter>"
+    arg_value_close_prefixes = ()
+    invoke_open = f"<{GCML}invoke"
+    parameter_open = f"<{GCML}parameter"
+    function_close = f"</{GCML}invoke>"
+    string_default = "true"
+    # XGrammar's ``deepseek_xml`` style spells DSML's tags: the parameters get a grammar of their own.
+    argument_style = "gigachat35_xml"

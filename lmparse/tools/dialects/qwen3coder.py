@@ -86,5 +86,16 @@ class Step3p5ToolParser(Qwen3CoderToolParser):
     block_separator = ""
 
 
+class Step5ToolParser(Qwen3CoderToolParser):
+    """Step-5: parses as Qwen3-Coder; vLLM's ``step5`` keeps whitespace-only content before a
+    call and never strips content around calls, so no whitespace is the calls' own (no
+    template is published to say otherwise)."""
+
+    summary = "Qwen3-Coder's <tool_call><function=NAME><parameter=K> XML, whitespace around blocks kept"
+
+    block_lead = ""
+    block_separator = ""
+
+
 def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:
     return read_until(payload, pos, ">")
