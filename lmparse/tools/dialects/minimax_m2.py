@@ -73,7 +73,8 @@ class DotsToolParser(MiniMaxM2ToolParser):
     """dots / dots3: MiniMax-M2's ``<invoke>`` elements under ``<dots_function_call>``, each value
     framed by one newline on either side (as Qwen3-Coder's), one invoke per block::
 
-        Let me check.\\n<dots_function_call>\\n<invoke name="N">\\n<parameter name="K">\\nV\\n</parameter>\\n</invoke>\\n</dots_function_call>
+        Let me check.\\n<dots_function_call>\\n<invoke name="N">\\n<parameter name="K">\\nV\\n</parameter>\\n
+        </invoke>\\n</dots_function_call>
 
     Blocks are separated by a newline, and a newline comes before the first block after text
     (a reply with no text starts with it).  A block holding several invokes (vLLM ``dots``
