@@ -37,7 +37,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
                                            "tests/test_constrain_xgrammar.py::test_gpt_oss_harmony_call_after_its_analysis",
     **{("template round trip", name): NO_TEMPLATE
        for name in ("pythonic", "internlm", "intern-s1", "deepseek-v3", "seed-oss", "deepseek-v41", "glm5", "hy-v4",
-                    "gigachat35", "zaya", "granite4.2", "step5", "ripple")},
+                    "gigachat35", "zaya", "granite4.2", "step5", "ripple", "dots", "iquest", "iquest-coder-v2",
+                    "sarashina")},
 }
 
 

@@ -14,7 +14,7 @@ import keyword
 import re
 import tokenize
 
-__all__ = ["CallScanner", "call_arguments", "python_literal", "raw_quotable"]
+__all__ = ["CallScanner", "call_arguments", "literal_value", "python_literal", "raw_quotable"]
 
 _CODE = re.compile(r"[^'\"()\[\]{}]*")  # a run with no quote or bracket
 
@@ -116,6 +116,21 @@ def call_arguments(source: str, json_constants: bool = False) -> tuple[str | Non
             return None, f"argument {kw.arg!r} is not a literal with a JSON form"
         pairs.append(f"{json.dumps(renamed.get(kw.arg, kw.arg), ensure_ascii=False)}: {value}")
     return "{" + ", ".join(pairs) + "}", ""
+
+
+def literal_value(source: str, json_constants: bool = False) -> tuple[bool, object]:
+    """``(True, value)`` of one Python literal's source (parsed, never evaluated), or
+    ``(False, None)`` when it is not one; with ``json_constants``, ``true`` / ``false`` /
+    ``null`` are literals too."""
+    node = _parse(source)
+    if node is None:
+        return False, None
+    if json_constants:
+        node = _JsonConstants().visit(node)
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False, None
 
 
 def _parse(source: str) -> ast.expr | None:

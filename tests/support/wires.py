@@ -710,8 +710,56 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
                          pseudo_token_markers=r"<\|(?:role_sep|message_sep|function_call)\|>|</?think>")
 
 
+# ---- dots: <dots_function_call>\n<invoke name="N">\n<parameter name="K">\nV\n</parameter>\n…, one per block ----
+
+def dots_call(name: str, params: Params) -> str:
+    """One invoke as bellwether's dots3 rendering writes it (the value between newlines)."""
+    body = "".join(f'<parameter name="{k}">\n{v}\n</parameter>\n' for k, v in params)
+    return f'<invoke name="{name}">\n{body}</invoke>\n'
+
+
+# No dots vocabulary is here: Qwen2.5's (its base) cuts the text, the tags are pseudo-tokens.
+# The model opens reasoning itself (nothing is prefilled).
+DOTS = XmlWire(id="dots", tool_parser="dots", reasoning_parser="dots", open="<dots_function_call>",
+               close="</dots_function_call>", layout=dots_call, tokenizers=("qwen2.5",), block_lead="\n", lead="\n",
+               think_tag="<think>", think_open="<think>", thinking_off=None,
+               pseudo_token_markers=r"</?dots_function_call>|</?think>")
+
+# ---- iquest: GLM-4.7's pairs under <iquest_tool_call> (Q1) / <iquestcoder_tool_call> (Coder V2) ---------
+
+IQUEST_MARKERS = r"</?iquest(?:coder)?_tool_call>|</?arg_(?:key|value)>|</?think>"
+# No IQuest vocabulary is here (its tags are single tokens, ids 33-38): pseudo-tokens.
+IQUEST = XmlWire(id="iquest", tool_parser="iquest", reasoning_parser="iquest", open="<iquest_tool_call>",
+                 close="</iquest_tool_call>", layout=glm47_call, tokenizers=(), block_sep="",
+                 pseudo_token_markers=IQUEST_MARKERS)
+# IQuest-Coder V2 has no reasoning markers: ``lfm2``'s plain-start <think> stands in for the matrix's
+# reasoning cases; no template: all whitespace between blocks is syntax.
+IQUEST_CODER_V2 = XmlWire(id="iquest-coder-v2", tool_parser="iquest-coder-v2", reasoning_parser="lfm2",
+                          open="<iquestcoder_tool_call>", close="</iquestcoder_tool_call>", layout=glm47_call,
+                          tokenizers=(), block_sep="", template_layout=False, think_tag="<think>",
+                          think_open="<think>", thinking_off=None, pseudo_token_markers=IQUEST_MARKERS)
+
+
+# ---- sarashina: <|tool_calls|>[{'name': 'N', 'arguments': {...}}, …] (Python literals) ----------------
+
+@dataclass(frozen=True, kw_only=True)
+class SarashinaWire(PythonicWire):
+    """A list of dict literals in one block; like a pythonic call, each goes out whole at its end."""
+
+    def inner(self, name: str, args: str) -> str:
+        return repr({"name": name, "arguments": json.loads(args)})  # Python's own literal: single quotes
+
+
+# No Sarashina vocabulary is here: its marker is a pseudo-token.  No reasoning markers: ``lfm2``'s
+# plain-start <think> stands in for the matrix's reasoning cases.
+SARASHINA = SarashinaWire(id="sarashina", tool_parser="sarashina", reasoning_parser="lfm2", open="<|tool_calls|>",
+                          close="", tokenizers=(), block_sep="", template_layout=False, think_open="<think>",
+                          thinking_off=None, pseudo_token_markers=r"<\|tool_calls\|>|</?think>")
+
+
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
                                GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2,
-                               GIGACHAT3, GIGACHAT35, ZAYA, STEP5, RIPPLE)
+                               GIGACHAT3, GIGACHAT35, ZAYA, STEP5, RIPPLE, DOTS, IQUEST, IQUEST_CODER_V2,
+                               SARASHINA)

@@ -118,3 +118,26 @@ class Ling3ToolParser(Glm47ToolParser):
             + cls.function_close
             for name, arguments in calls
         )
+
+
+class IquestToolParser(Glm47ToolParser):
+    """IQuest-Q1: GLM-4.7's inline pairs under ``<iquest_tool_call>``, no whitespace anywhere,
+    calls back to back right after the content (bellwether's rendering, PROTOCOLS.md).  Every
+    tag is one token of its vocabulary (ids 33-38), so no proper prefix ends a chunk."""
+
+    summary = "<iquest_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</iquest_tool_call>"
+    tool_open_tags = ("<iquest_tool_call>",)
+    tool_close_tag = "</iquest_tool_call>"
+    function_close = tool_close_tag
+
+
+class IquestCoderV2ToolParser(Glm47ToolParser):
+    """IQuest-Coder V2 (vLLM ``iquest_coder_v2``): GLM-4.7's pairs under ``<iquestcoder_tool_call>``;
+    newlines around the tags are layout (the hooks skip them).  No template is known, so all
+    whitespace between two blocks is theirs."""
+
+    summary = "<iquestcoder_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</iquestcoder_tool_call>"
+    tool_open_tags = ("<iquestcoder_tool_call>",)
+    tool_close_tag = "</iquestcoder_tool_call>"
+    function_close = tool_close_tag
+    block_separator = None

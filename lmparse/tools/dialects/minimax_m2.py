@@ -46,7 +46,7 @@ class MiniMaxM2ToolParser(XmlToolParser):
         return function_hook(payload, pos, INVOKE, read_attribute)
 
     def _consume_arg_start(self, payload: str, pos: int) -> Found[ArgStartStep]:
-        return arg_start_hook(payload, pos, self.parameter_open, self.function_close, CLOSE)
+        return arg_start_hook(payload, pos, self.parameter_open, self.function_close, self.tool_close_tag or "")
 
     def _consume_arg_name(self, payload: str, pos: int) -> Found[ArgNameStep]:
         found = read_attribute(payload, pos + len(self.parameter_open))
@@ -62,4 +62,37 @@ class MiniMaxM2ToolParser(XmlToolParser):
             + f"{END_INVOKE}\n"
             for name, arguments in calls
         )
-        return f"{OPEN}\n{invokes}{CLOSE}" if calls else ""
+        return f"{cls.tool_open_tags[0]}\n{invokes}{cls.tool_close_tag}" if calls else ""
+
+
+DOTS_OPEN = "<dots_function_call>"
+DOTS_CLOSE = "</dots_function_call>"
+
+
+class DotsToolParser(MiniMaxM2ToolParser):
+    """dots / dots3: MiniMax-M2's ``<invoke>`` elements under ``<dots_function_call>``, each value
+    framed by one newline on either side (as Qwen3-Coder's), one invoke per block::
+
+        Let me check.\\n<dots_function_call>\\n<invoke name="N">\\n<parameter name="K">\\nV\\n</parameter>\\n
+        </invoke>\\n</dots_function_call>
+
+    Blocks are separated by a newline, and a newline comes before the first block after text
+    (a reply with no text starts with it).  A block holding several invokes (vLLM ``dots``
+    accepts them) parses as MiniMax-M2's does.  Tokens (bellwether's recorded pieces, Qwen2
+    vocabulary): both outer tags are single special tokens; ``<invoke``/``<parameter`` are
+    several tokens, ``">\\n`` and ``>\\n`` fuse."""
+
+    summary = '<dots_function_call>\\n<invoke name="N">\\n<parameter name="K">\\nV\\n</parameter>\\n</invoke>\\n…'
+    tool_open_tags = (DOTS_OPEN,)
+    tool_close_tag = DOTS_CLOSE
+    value_newlines = True
+    block_lead = block_separator = "\n"
+
+    @classmethod
+    def render(cls, calls: list[tuple[str, str]]) -> str:
+        return "\n".join(
+            f'{DOTS_OPEN}\n{INVOKE}"{name}">\n'
+            + "".join(f'{PARAMETER}"{key}">\n{value}\n{END_PARAMETER}\n' for key, value in argument_items(arguments))
+            + f"{END_INVOKE}\n{DOTS_CLOSE}"
+            for name, arguments in calls
+        )
