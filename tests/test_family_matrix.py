@@ -36,7 +36,8 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     ("constraint compilation", "gpt-oss"): f"{HARMONY}: its structural tag is compiled by "
                                            "tests/test_constrain_xgrammar.py::test_gpt_oss_harmony_call_after_its_analysis",
     **{("template round trip", name): NO_TEMPLATE
-       for name in ("pythonic", "internlm", "intern-s1", "deepseek-v3", "seed-oss", "deepseek-v41", "glm5", "hy-v4")},
+       for name in ("pythonic", "internlm", "intern-s1", "deepseek-v3", "seed-oss", "deepseek-v41", "glm5", "hy-v4",
+                                                         "k2-horizon", "inkling")},
 }
 
 

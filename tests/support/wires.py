@@ -534,6 +534,31 @@ HY_V4 = replace(HUNYUAN, id="hy-v4", tool_parser="hy-v4", reasoning_parser="hy-v
                 thinking_off={"reasoning_effort": "no_think"})
 
 
+# ---- k2-horizon: <ifm|tool_calls>\n<ifm|tool_call>NAME\n<ifm|arg_key>K</ifm|arg_key>\n<ifm|arg_value>V… ----
+
+def k2_horizon_call(name: str, params: Params) -> str:
+    """One call in the default (``xml``) syntax, as PROTOCOLS.md's rendered example writes it."""
+    body = "".join(f"\n<ifm|arg_key>{k}</ifm|arg_key>\n<ifm|arg_value>{v}</ifm|arg_value>" for k, v in params)
+    return f"<ifm|tool_call>{name}{body}{chr(10) if params else ''}</ifm|tool_call>"
+
+
+@dataclass(frozen=True, kw_only=True)
+class K2HorizonWire(XmlWire):
+    def block(self, *calls: tuple[str, str | Params]) -> str:
+        return self.open + "\n".join(self.inner(n, p) for n, p in calls) + self.close
+
+    def calls(self, *calls: tuple[str, str | Params]) -> str:
+        return self.block(*calls)  # one group per turn
+
+
+# No K2 Horizon template or vocabulary here: its markers are pseudo-tokens (ids in PROTOCOLS.md).
+K2_HORIZON = K2HorizonWire(id="k2-horizon", tool_parser="k2-horizon", reasoning_parser="k2-horizon",
+                           open="<ifm|tool_calls>\n", close="\n</ifm|tool_calls>", layout=k2_horizon_call,
+                           tokenizers=(), think_tag="<ifm|think>", think_close="</ifm|think>", template_layout=False,
+                           call_ends_reasoning=True,
+                           pseudo_token_markers=r"</?ifm\|(?:tool_calls?|arg_key|arg_type|arg_value|think)>")
+
+
 # ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
 
 def xtml_attribute(value: str) -> str:
@@ -690,5 +715,5 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
-                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2,
+                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, K2_HORIZON, MINICPM5, COHERE, APERTUS, LFM2,
                                GIGACHAT3)
