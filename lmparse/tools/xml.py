@@ -28,7 +28,7 @@ from .syntax import CallSyntax, derive_call_syntax
 from .xml_values import Typed, XmlValueReader, argument_items, convert_value, json_string_body
 
 __all__ = ["XmlToolParser", "MALFORMED", "Malformed", "Found", "FunctionStep", "ArgStartStep", "ArgNameStep",
-           "Typed", "convert_value", "argument_items"]  # (the last two: re-exported from ``xml_values`` for the dialects)
+           "Typed", "convert_value", "argument_items"]  # (the last three: re-exported from ``xml_values``)
 
 
 class Verdict(enum.Enum):

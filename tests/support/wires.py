@@ -559,6 +559,27 @@ K2_HORIZON = K2HorizonWire(id="k2-horizon", tool_parser="k2-horizon", reasoning_
                            pseudo_token_markers=r"</?ifm\|(?:tool_calls?|arg_key|arg_type|arg_value|think)>")
 
 
+# ---- inkling: <|message_model|>NAME<|content_invoke_tool_json|>{"name":NAME,"args":{…}}<|end_message|> ----
+
+@dataclass(frozen=True, kw_only=True)
+class InklingWire(Wire):
+    """One block per call; the body's JSON as the template writes it (compact), arguments as given."""
+
+    def inner(self, name: str, args: str) -> str:
+        return f'{name}<|content_invoke_tool_json|>{{"name":{json.dumps(name)},"args":{args}}}'
+
+    def block(self, *calls: Call) -> str:
+        return "".join(self.open + self.inner(n, a) + self.close for n, a in calls)
+
+
+# No Inkling template or vocabulary here: its markers are pseudo-tokens (ids in PROTOCOLS.md).  A
+# reply starts as content (the prompt ends with ``<|message_model|>``); the model opens thinking.
+INKLING = InklingWire(id="inkling", tool_parser="inkling", reasoning_parser="inkling", open="<|message_model|>",
+                      close="<|end_message|>", tokenizers=(), block_sep="", think_tag="<|content_thinking|>",
+                      think_open="<|content_thinking|>", think_close="<|end_message|>", thinking_off=None,
+                      pseudo_token_markers=r"<\|(?:message_model|end_message|content_[a-z_]+)\|>")
+
+
 # ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
 
 def xtml_attribute(value: str) -> str:
@@ -715,5 +736,5 @@ GIGACHAT3 = GigaChatWire(id="gigachat3", tool_parser="gigachat3", reasoning_pars
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
-                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, K2_HORIZON, MINICPM5, COHERE, APERTUS, LFM2,
+                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, K2_HORIZON, INKLING, MINICPM5, COHERE, APERTUS, LFM2,
                                GIGACHAT3)

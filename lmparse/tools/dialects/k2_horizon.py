@@ -174,8 +174,10 @@ class K2HorizonToolParser(XmlToolParser):
         pairs = []
         for key, value in arguments.items():
             kind = schema_type(props.get(key))
-            if isinstance(value, str):
-                text = convert_value(value, kind) if kind not in (None, "string") else json.dumps(value, ensure_ascii=False)
+            if isinstance(value, str) and kind not in (None, "string"):
+                text = convert_value(value, kind)
+            elif isinstance(value, str):
+                text = json.dumps(value, ensure_ascii=False)
             elif kind == "string":
                 text = json.dumps(json.dumps(value, ensure_ascii=False), ensure_ascii=False)
             else:
