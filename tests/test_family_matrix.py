@@ -38,7 +38,7 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     **{("template round trip", name): NO_TEMPLATE
        for name in ("pythonic", "internlm", "intern-s1", "deepseek-v3", "seed-oss", "deepseek-v41", "glm5", "hy-v4",
                     "gigachat35", "zaya", "granite4.2", "step5", "ripple", "dots", "iquest", "iquest-coder-v2",
-                    "sarashina")},
+                    "sarashina", "k2-horizon", "inkling")},
 }
 
 

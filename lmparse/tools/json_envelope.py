@@ -35,6 +35,7 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
 
 class JsonToolParser(JsonRunLane):
     argument_field = "arguments"
+    argument_aliases: frozenset[str] = frozenset()  # other keys read as the arguments (Inkling's ``arguments``)
     name_field = "name"  # the key holding the function name (Cohere's ``tool_name``)
     # ``{"NAME": {ARGS}}``: an envelope's first key is the name, its value the arguments (Apertus).
     name_is_key = False
@@ -174,7 +175,7 @@ class JsonToolParser(JsonRunLane):
             else:
                 self._drop(events, None, "function name is not a non-empty string")
             key = self.argument_field
-        if key == self.argument_field and not self._args_seen:
+        if (key == self.argument_field or key in self.argument_aliases) and not self._args_seen:
             self._args_seen = True
             self._arguments.reset()
             self._phase = _ARGUMENTS

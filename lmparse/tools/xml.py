@@ -25,10 +25,10 @@ from ..request import ParserRequest
 from .base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep, RunTake, ToolParser
 from .calls import CallEmitter, new_call_id
 from .syntax import CallSyntax, derive_call_syntax
-from .xml_values import XmlValueReader, argument_items, convert_value, json_string_body
+from .xml_values import Typed, XmlValueReader, argument_items, convert_value, json_string_body
 
 __all__ = ["XmlToolParser", "MALFORMED", "Malformed", "Found", "FunctionStep", "ArgStartStep", "ArgNameStep",
-           "convert_value", "argument_items"]  # (the last two: re-exported from ``xml_values`` for the dialects)
+           "Typed", "convert_value", "argument_items"]  # (the last three: re-exported from ``xml_values``)
 
 
 class Verdict(enum.Enum):
@@ -53,9 +53,10 @@ FunctionStep = tuple[int, str | None, Literal["arg_start", "done"]]
 ArgStartStep = tuple[int, Literal["arg_name", "done"]]
 # ``(position of the value, key)``, optionally with the value type the syntax declares;
 # ``"arguments"``: the value is the whole arguments object as JSON (the key is unused) and
-# ends at ``arguments_close`` (Kimi-K3's ``<|open|>json type="object"<|sep|>`` form).
+# ends at ``arguments_close`` (Kimi-K3's ``<|open|>json type="object"<|sep|>`` form); a
+# ``Typed`` value: the type the syntax writes, converted with the schema (K2 Horizon).
 Declared = Literal["string", "json", "arguments"]
-ArgNameStep = tuple[int, str] | tuple[int, str, Declared | None]
+ArgNameStep = tuple[int, str] | tuple[int, str, Declared | Typed | None]
 
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
 

@@ -16,14 +16,21 @@ import ast
 import json
 import re
 from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..markers import WHITESPACE, MarkerSet
-from ..schema import canonical_type, schema_type
+from ..schema import canonical_type, declared_type, schema_type
 from .calls import CallEmitter, Events
 from .json_scanner import JsonValueScanner
 
-__all__ = ["XmlValueReader", "convert_value", "argument_items", "json_string_body"]
+__all__ = ["XmlValueReader", "Typed", "convert_value", "argument_items", "json_string_body"]
+
+class Typed(NamedTuple):
+    """A value whose type the call syntax writes (K2 Horizon's ``<ifm|arg_type>``): converted
+    by ``lmparse.schema.declared_type`` of it and the property's schema."""
+
+    name: str
+
 
 # How a value is carried into the arguments object.
 _STREAM, _BUFFER, _JSON = range(3)
@@ -180,7 +187,7 @@ class XmlValueReader:
         self._properties = properties
         self._args_open = False
 
-    def open(self, events: Events, key: str, declared: str | None) -> bool:
+    def open(self, events: Events, key: str, declared: str | Typed | None) -> bool:
         """A value for ``key`` starts (``declared``: the type its syntax gives, if any).
         False: the arguments object cannot take it (a second whole object, or one among
         separate arguments): the call is malformed."""
@@ -197,11 +204,15 @@ class XmlValueReader:
             self._mode, self._kind = _JSON, schema_type(self._properties.get(key)) or "json"
             self._scanner = JsonValueScanner()
         else:
-            kind = "string" if declared == "string" else schema_type(self._properties.get(key))
+            if isinstance(declared, Typed):
+                kind: str | None = declared_type(declared.name, self._properties.get(key))
+            else:
+                kind = "string" if declared == "string" else schema_type(self._properties.get(key))
             self._kind = kind
             self._mode = _STREAM if kind in (None, "string") else _BUFFER
         self._parts = []
-        self._fresh = declared != "string"  # declared raw text: a leading quote is data
+        # Declared raw text (``string``, or a written type that is a string): a leading quote is data.
+        self._fresh = not (declared == "string" or (isinstance(declared, Typed) and self._mode == _STREAM))
         if not self._fresh:
             self._calls.arguments(events, '"')
         self.reading = True

@@ -557,6 +557,52 @@ HY_V4 = replace(HUNYUAN, id="hy-v4", tool_parser="hy-v4", reasoning_parser="hy-v
                 thinking_off={"reasoning_effort": "no_think"})
 
 
+# ---- k2-horizon: <ifm|tool_calls>\n<ifm|tool_call>NAME\n<ifm|arg_key>K</ifm|arg_key>\n<ifm|arg_value>V… ----
+
+def k2_horizon_call(name: str, params: Params) -> str:
+    """One call in the default (``xml``) syntax, as PROTOCOLS.md's rendered example writes it."""
+    body = "".join(f"\n<ifm|arg_key>{k}</ifm|arg_key>\n<ifm|arg_value>{v}</ifm|arg_value>" for k, v in params)
+    return f"<ifm|tool_call>{name}{body}{chr(10) if params else ''}</ifm|tool_call>"
+
+
+@dataclass(frozen=True, kw_only=True)
+class K2HorizonWire(XmlWire):
+    def block(self, *calls: tuple[str, str | Params]) -> str:
+        return self.open + "\n".join(self.inner(n, p) for n, p in calls) + self.close
+
+    def calls(self, *calls: tuple[str, str | Params]) -> str:
+        return self.block(*calls)  # one group per turn
+
+
+# No K2 Horizon template or vocabulary here: its markers are pseudo-tokens (ids in PROTOCOLS.md).
+K2_HORIZON = K2HorizonWire(id="k2-horizon", tool_parser="k2-horizon", reasoning_parser="k2-horizon",
+                           open="<ifm|tool_calls>\n", close="\n</ifm|tool_calls>", layout=k2_horizon_call,
+                           tokenizers=(), think_tag="<ifm|think>", think_close="</ifm|think>", template_layout=False,
+                           call_ends_reasoning=True,
+                           pseudo_token_markers=r"</?ifm\|(?:tool_calls?|arg_key|arg_type|arg_value|think)>")
+
+
+# ---- inkling: <|message_model|>NAME<|content_invoke_tool_json|>{"name":NAME,"args":{…}}<|end_message|> ----
+
+@dataclass(frozen=True, kw_only=True)
+class InklingWire(Wire):
+    """One block per call; the body's JSON as the template writes it (compact), arguments as given."""
+
+    def inner(self, name: str, args: str) -> str:
+        return f'{name}<|content_invoke_tool_json|>{{"name":{json.dumps(name)},"args":{args}}}'
+
+    def block(self, *calls: Call) -> str:
+        return "".join(self.open + self.inner(n, a) + self.close for n, a in calls)
+
+
+# No Inkling template or vocabulary here: its markers are pseudo-tokens (ids in PROTOCOLS.md).  A
+# reply starts as content (the prompt ends with ``<|message_model|>``); the model opens thinking.
+INKLING = InklingWire(id="inkling", tool_parser="inkling", reasoning_parser="inkling", open="<|message_model|>",
+                      close="<|end_message|>", tokenizers=(), block_sep="", think_tag="<|content_thinking|>",
+                      think_open="<|content_thinking|>", think_close="<|end_message|>", thinking_off=None,
+                      pseudo_token_markers=r"<\|(?:message_model|end_message|content_[a-z_]+)\|>")
+
+
 # ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --
 
 def xtml_attribute(value: str) -> str:
@@ -760,6 +806,6 @@ SARASHINA = SarashinaWire(id="sarashina", tool_parser="sarashina", reasoning_par
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
-                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, MINICPM5, COHERE, APERTUS, LFM2,
-                               GIGACHAT3, GIGACHAT35, ZAYA, STEP5, RIPPLE, DOTS, IQUEST, IQUEST_CODER_V2,
-                               SARASHINA)
+                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, K2_HORIZON, INKLING, MINICPM5, COHERE,
+                               APERTUS, LFM2, GIGACHAT3, GIGACHAT35, ZAYA, STEP5, RIPPLE, DOTS, IQUEST,
+                               IQUEST_CODER_V2, SARASHINA)
