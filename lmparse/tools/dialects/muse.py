@@ -35,18 +35,19 @@ PARAMETER = "<atem:parameter name="
 END_PARAMETER = "</atem:parameter>"
 # Framing that is neither content nor a call: message ends, the next message's start, a
 # bare header (Glimmer reads its body as content) and the content recipients' headers.
-FRAMING = (END_OF_MESSAGE, END_OF_TURN, START, MESSAGE, f"{HEADER}user{MESSAGE}", f"{HEADER}commentary{MESSAGE}")
+FRAMING = (END_OF_MESSAGE, END_OF_TURN, START, START + MESSAGE, f"{HEADER}user{MESSAGE}",
+           f"{HEADER}commentary{MESSAGE}")
 _NOT_RECIPIENT = WHITESPACE + "<>\"'=,;()[]{}"
 _NOT_TOOLS = frozenset(("self", "user", "commentary", "developer"))
 _RECIPIENT_LIMIT = 128  # a longer run after `` to=`` is prose
 
 
-def read_header(text: str, final: bool) -> Found[int]:
+def read_header(text: str) -> Found[int]:
     """``RECIPIENT<|message|>`` then ``<atem:function_calls>`` at the start of ``text``: the
     position after them, None (not all here), or MALFORMED (prose, or not a tool's message)."""
     found = read_until(text, 0, MESSAGE, forbidden=_NOT_RECIPIENT)
-    if found is None:
-        return MALFORMED if final or len(text) > _RECIPIENT_LIMIT else None
+    if found is None:  # a recipient so far (a cut-off one is a call cut off), unless it runs on
+        return MALFORMED if len(text) > _RECIPIENT_LIMIT or text[:1].isdigit() else None
     if not found:
         return found
     recipient, pos = found
@@ -84,7 +85,7 @@ class MuseToolParser(XmlToolParser):
     def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         if self._in_body:
             return super()._consume_stream_payload(text, events, final=final)
-        found = read_header(text, final)
+        found = read_header(text)
         if found is None:
             return 0, MORE
         if found is MALFORMED:
