@@ -1,4 +1,4 @@
-"""Muse Spark / Muse Glimmer ("ATEM"): ``<|start|>assistant to=RECIPIENT<|message|>`` messages; home of the ``muse`` dialect.
+"""Muse Spark / Muse Glimmer ("ATEM"): ``<|start|>assistant to=R<|message|>`` messages; home of the ``muse`` dialect.
 
 ``to=self`` bodies are reasoning, ``to=user`` bodies content, any other recipient's body an
 ``<atem:function_calls>`` block.  The framing markers are the dialect's; the reasoning parser

@@ -1,8 +1,8 @@
 """Muse Spark / Muse Glimmer ("ATEM"): each message is ``<|start|>assistant to=RECIPIENT<|message|>BODY``
 ended by ``<|eom|>`` (more follow) or ``<|eot|>``.  A tool recipient's body is the call::
 
-     to=NAME<|message|><atem:function_calls>\\n<atem:invoke name="NAME">\\n<atem:parameter name="K">V</atem:parameter>\\n
-    </atem:invoke>\\n</atem:function_calls>
+     to=NAME<|message|><atem:function_calls>\\n<atem:invoke name="NAME">\\n
+    <atem:parameter name="K">V</atem:parameter>\\n</atem:invoke>\\n</atem:function_calls>
 
 The generation prompt ends in ``<|start|>assistant``, so a block opens at `` to=`` (the header's
 space is the block's).  The recipient is read up to ``<|message|>`` and must be a name (``to=5``
