@@ -33,7 +33,8 @@ def held_prefix_start(text: str, marker: str, start: int = 0) -> int:
 class MarkerSet:
     """A fixed set of markers: one C-level search for the next one, bounded partial holding."""
 
-    __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead", "_partial_ends", "_after")
+    __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead", "_partial_ends", "_after",
+                 "_nested")
 
     def __init__(self, markers: Iterable[str]) -> None:
         uniq = sorted({m for m in markers if m}, key=len, reverse=True)
@@ -45,6 +46,8 @@ class MarkerSet:
             by_first.setdefault(m[0], []).append(m)
         self._by_first = tuple((c, tuple(ms)) for c, ms in by_first.items())
         self._max_len = len(uniq[0]) if uniq else 0
+        # Some marker is the start of a longer one (Muse's `` to=`` and `` to=self<|message|>``).
+        self._nested = any(a != b and a.startswith(b) for a in uniq for b in uniq)
         # Markers differ in their leading whitespace (a template's layout before a tag), and
         # after it they share a head (``<``, ``</``, ``<｜DSML｜``): searching for that anchor
         # with ``str.find`` and matching only around each hit skips ordinary text in C, where
@@ -113,6 +116,11 @@ class MarkerSet:
         """Whether ``text[pos:]`` is a proper prefix of some marker (may still become one)."""
         size = len(text) - pos
         return 0 < size < self._max_len and any(m.startswith(text[pos:]) for m in self.markers if len(m) > size)
+
+    def may_extend(self, text: str, start: int) -> bool:
+        """Whether the marker found at ``start``, at the end of ``text``, may still be the start
+        of a longer one (streamed, the longer one is waited for, as the whole text would match it)."""
+        return self._nested and len(text) - start < self._max_len and self.is_proper_prefix(text, start)
 
     def startswith_at(self, text: str, pos: int) -> str | None:
         """The marker that starts at ``pos``, if any."""

@@ -37,7 +37,6 @@ EXPECTED = {
     # LFM2 templates that write no calls (no marker of them: refused).
     "templates/LFM2-8B-A1B.jinja": "lfm2",
     "templates/LFM2.5-Instruct.jinja": "lfm2",
-    "templates/muse-glimmer.jinja": "muse",  # ATEM: no dialect registered yet, so it must be refused
 }
 # Templates whose markers are literal enough that auto must select them (parse-equivalent
 # layout variants, glm45 / ling3 / step3p5, are their base dialect).
@@ -47,7 +46,7 @@ PICKED = {t for t, d in EXPECTED.items() if d in {"glm47", "glm45", "ling3", "ki
 PICKED |= {"templates/Qwen-Qwen3-0.6B.jinja", "templates/ibm-granite-granite-4.0.jinja",
            "templates/meta-llama-Llama-3.1-8B-Instruct.jinja"}
 PICKED |= {"templates/MiniMax-M3.jinja", "templates/tencent-Hy3.jinja"}  # tags built from pieces: template_markers
-PICKED |= {t for t, d in EXPECTED.items() if d in {"cohere-command", "apertus", "gigachat3"}}
+PICKED |= {t for t, d in EXPECTED.items() if d in {"cohere-command", "apertus", "gigachat3", "muse"}}
 # Only LFM2.5-8B-A1B writes calls; LFM2-8B-A1B and LFM2.5-Instruct hold no marker of them (refused).
 PICKED |= {"templates/LFM2.5-8B-A1B.jinja"}
 

@@ -112,6 +112,8 @@ class Lexers:
         start, end = match.span()
         if start > pos:
             events.append(Text(CONTENT, buf[pos:start]))
+        if not final and markers.may_extend(buf, start):
+            return _END, start, start
         return self.markers.kind_of[match.group()], start, end
 
     def reasoning_start(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
@@ -123,6 +125,8 @@ class Lexers:
         start, end = match.span()
         if start > pos:
             events.append(Text(REASONING, buf[pos:start]))
+        if not final and markers.may_extend(buf, start):
+            return (_TEXT_END if start > pos and not buf[pos:start].isspace() else _END), start, start
         return self.markers.kind_of[match.group()], start, end
 
     def reasoning(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
@@ -139,6 +143,8 @@ class Lexers:
         start, end = match.span()
         if start > pos:
             events.append(Text(REASONING, buf[pos:start]))
+        if not final and markers.may_extend(buf, start):
+            return _END, start, start
         return self.markers.kind_of[match.group()], start, end
 
     def after_block(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:

@@ -802,10 +802,38 @@ SARASHINA = SarashinaWire(id="sarashina", tool_parser="sarashina", reasoning_par
                           close="", tokenizers=(), block_sep="", template_layout=False, think_open="<think>",
                           thinking_off=None, pseudo_token_markers=r"<\|tool_calls\|>|</?think>")
 
+# ---- muse: <|start|>assistant to=N<|message|><atem:function_calls>\n<atem:invoke name="N">… per message ----------
+
+MUSE_MESSAGE = "<|message|>"
+
+
+def muse_call(name: str, params: Params) -> str:
+    body = "".join(f'<atem:parameter name="{k}">{v}</atem:parameter>\n' for k, v in params)
+    return f'<atem:invoke name="{name}">\n{body}</atem:invoke>\n'
+
+
+@dataclass(frozen=True, kw_only=True)
+class MuseWire(XmlWire):
+    """One tool message per block: the header (after `` to=``) names the first call's recipient."""
+
+    def block(self, *calls: tuple[str, str | Params]) -> str:
+        head = f"{calls[0][0]}{MUSE_MESSAGE}<atem:function_calls>\n" if calls else ""
+        return self.open + head + "".join(self.inner(n, p) for n, p in calls) + self.close
+
+    def calls(self, *calls: tuple[str, str | Params]) -> str:
+        return "<|eom|><|start|>assistant".join(self.call(n, p) for n, p in calls)
+
+
+# No Muse tokenizer here: its special tokens are pseudo-tokens (ids in PROTOCOLS.md, from bellwether).
+MUSE = MuseWire(id="muse", tool_parser="muse", reasoning_parser="muse", open=" to=", close="</atem:function_calls>",
+                layout=muse_call, tokenizers=(), block_sep="", think_tag=" to=self<|message|>",
+                think_open=" to=self<|message|>", think_close="<|eom|><|start|>assistant to=user<|message|>",
+                thinking_off=None, pseudo_token_markers=r"<\|(?:start|message|eom|eot)\|>")
+
 
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
 ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
                                GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, K2_HORIZON, INKLING, MINICPM5, COHERE,
                                APERTUS, LFM2, GIGACHAT3, GIGACHAT35, ZAYA, STEP5, RIPPLE, DOTS, IQUEST,
-                               IQUEST_CODER_V2, SARASHINA)
+                               IQUEST_CODER_V2, SARASHINA, MUSE)
