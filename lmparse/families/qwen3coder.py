@@ -10,8 +10,9 @@ QWEN3CODER = Parser("qwen3coder", Qwen3CoderToolParser)
 
 FAMILY = Family(
     "qwen3coder", "Qwen3-Coder: <tool_call><function=..><parameter=..> XML",
-    # ``interns2-preview``: Intern-S2 preview writes the same calls (PROTOCOLS.md).
-    tool=QWEN3CODER, tool_names=("qwen3coder", "qwen3-coder", "interns2-preview"),
+    # ``interns2-preview``: Intern-S2 preview writes the same calls; ``qwen3-tagged``: SMG's
+    # Symphony name for this call syntax (its ``qwen3_tagged`` table) (PROTOCOLS.md).
+    tool=QWEN3CODER, tool_names=("qwen3coder", "qwen3-coder", "interns2-preview", "qwen3-tagged"),
     tokenizer="qwen3", template="Qwen3-Coder.jinja", end_of_turn=CHATML,
-    peers=Peers(vllm=("qwen3_coder",), sglang=("qwen3_coder",), lmdeploy=("qwen3coder",)),
+    peers=Peers(vllm=("qwen3_coder",), sglang=("qwen3_coder",), lmdeploy=("qwen3coder",), smg=("qwen3_tagged",)),
 )
