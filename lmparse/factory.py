@@ -9,7 +9,7 @@ from . import families  # noqa: F401  (declares the families, which registers th
 from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 from .request import ParserRequest, normalize_request
 from .response.base import ResponseParser
-from .response.template import ResponseTemplate
+from .response.template import ResponseTemplate, ResponseTemplateParser
 from .tools.autoselect import select_tool_parser
 
 __all__ = ["create_parser"]
@@ -46,12 +46,14 @@ def create_parser(
 
     ``response_template`` (a Hugging Face ``response_template``: a dict, a JSON file, a model
     directory, or a ``ResponseTemplate``) selects ``response_parser="response-template"``,
-    which takes its tool and reasoning grammar from the template (docs/response-template.md).
+    which takes its tool and reasoning grammar from the template (docs/response-template.md);
+    ``response_parser="beam"`` runs it under vLLM's rules for Beam checkpoints.
     """
-    if response_template is not None and response_parser not in (None, "default", "response-template"):
-        raise ValueError(f"response_template= runs the response-template parser, not {response_parser!r}")
-    if response_template is not None or response_parser == "response-template":
-        return _template_parser(response_template, tool_parser, reasoning_parser, request, tokenizer,
+    mode = template_mode(response_parser)
+    if response_template is not None and mode is None and response_parser not in (None, "default"):
+        raise ValueError(f"response_template= runs the response-template or beam parser, not {response_parser!r}")
+    if response_template is not None or mode is not None:
+        return _template_parser(response_template, mode or "hf", tool_parser, reasoning_parser, request, tokenizer,
                                 prompt_tail(prompt, prompt_token_ids, tokenizer))
     req = ParserRequest.accept_all() if request is None else normalize_request(request)
     cls = ResponseParserManager.get(response_parser or "default")
@@ -64,15 +66,26 @@ def create_parser(
     return cls(req, tool_parser=tool, reasoning_parser=reasoner, tokenizer=tokenizer)
 
 
-def _template_parser(template: Any, tool_parser: str | None, reasoning_parser: str | None, request: Any,
-                     tokenizer: Any, tail: str | None) -> ResponseParser:
+def template_mode(response_parser: str | None) -> str | None:
+    """The ``ResponseTemplate`` mode a response parser name runs (None: not a template parser)."""
+    if not response_parser or response_parser not in ResponseParserManager:
+        return None
+    cls = ResponseParserManager.get(response_parser)
+    return cls.template_mode if issubclass(cls, ResponseTemplateParser) else None
+
+
+def _template_parser(template: Any, mode: str, tool_parser: str | None, reasoning_parser: str | None,
+                     request: Any, tokenizer: Any, tail: str | None) -> ResponseParser:
+    name = "beam" if mode == "beam" else "response-template"
     if template is None:
-        raise ValueError('response_parser="response-template" needs response_template= '
+        raise ValueError(f'response_parser="{name}" needs response_template= '
                          "(a dict, a JSON file or a model directory)")
     if tool_parser or reasoning_parser:
         raise ValueError("a response_template sets the tool and reasoning grammar: "
                          "name no tool_parser / reasoning_parser with it")
-    compiled = template if isinstance(template, ResponseTemplate) else ResponseTemplate(template)
+    if isinstance(template, ResponseTemplate) and template.mode != mode:
+        raise ValueError(f"this ResponseTemplate was compiled for mode {template.mode!r}, not {mode!r}")
+    compiled = template if isinstance(template, ResponseTemplate) else ResponseTemplate(template, mode)
     return compiled.parser(request, tail, tokenizer)
 
 

@@ -91,7 +91,7 @@ def test_each_template_maps_to_its_dialect_or_is_refused(template):
 def test_ambiguity_is_refused_with_the_candidates():
     mixed = "{{ '<minimax:tool_call>' }}<invoke name=x><parameter name=y></parameter></invoke></minimax:tool_call>" \
             "[TOOL_CALLS]"
-    with pytest.raises(ValueError, match=r"several dialects \(minimax-m2, mistral\)"):
+    with pytest.raises(ValueError, match=r"several dialects \(minimax-m2, mistral, mistral-v13\)"):
         create_parser(tool_parser="auto", chat_template=mixed)
 
 

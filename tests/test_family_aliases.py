@@ -46,3 +46,44 @@ def test_ling3_whitespace_between_key_and_value_is_layout():
 
 def test_deepseek_v41_reasoning_is_deepseek_v4():
     assert ReasoningParserManager.get("deepseek-v41") is ReasoningParserManager.get("deepseek-v4")
+
+
+# The SMG Symphony and Dynamo names (PROTOCOLS.md, "SMG Symphony aliases"): each is the same
+# class as the parser it names, and ``lmparse parsers`` lists it under that parser.
+SYMPHONY_ALIASES = [("tool", "qwen3-tagged", "qwen3coder"), ("tool", "lfm2.5", "lfm2"),
+                    ("reasoning", "lfm2.5", "lfm2"), ("reasoning", "nemotron3", "qwen3.5")]
+
+
+@pytest.mark.parametrize("kind,alias,base", SYMPHONY_ALIASES)
+def test_symphony_and_dynamo_names_are_plain_aliases(kind, alias, base):
+    registry = {"tool": ToolParserManager, "reasoning": ReasoningParserManager}[kind]
+    assert registry.get(alias) is registry.get(base)
+
+
+@pytest.mark.parametrize("kind,alias,base", SYMPHONY_ALIASES)
+def test_lmparse_parsers_lists_the_alias_under_its_parser(kind, alias, base, capsys):
+    from lmparse.cli import main
+
+    assert main(["parsers", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    [row] = [r for r in rows if r["kind"] == kind and r["name"] == base]
+    assert alias in row["aliases"]
+
+
+def test_nemotron3_reasoning_starts_where_the_prompt_leaves_it():
+    """Dynamo's ``nemotron3`` reasoning name on the Nemotron 3 family: the prompt decides."""
+    thinking = create_parser(tool_parser="nemotron3", reasoning_parser="nemotron3",
+                             prompt="<|im_start|>assistant\n<think>\n").parse_complete("hm</think>Hi")
+    assert (thinking.reasoning_content, thinking.content) == ("hm", "Hi")
+    closed = create_parser(tool_parser="nemotron3", reasoning_parser="nemotron3",
+                           prompt="<|im_start|>assistant\n<think></think>").parse_complete("Hi")
+    assert (closed.reasoning_content, closed.content) == (None, "Hi")
+
+
+def test_lfm2_5_parses_a_call_with_an_escaped_quote():
+    """Symphony's LFM2.5 corpus: a backslash-escaped quote inside a single-quoted string."""
+    text = "<|tool_call_start|>[f(note='it\\'s fine', city='Zürich')]<|tool_call_end|>"
+    message = create_parser(tool_parser="lfm2.5", reasoning_parser="lfm2.5").parse_complete(text)
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in message.tool_calls] == [
+        ("f", {"note": "it's fine", "city": "Zürich"})]
+    assert not message.content

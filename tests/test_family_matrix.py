@@ -27,6 +27,8 @@ from .support.wires import Wire
 
 HARMONY = "Harmony (gpt-oss) is a response grammar with no tool dialect or reasoning tags"
 NO_TEMPLATE = "no chat template of the family is in the test data"
+BEAM = ("beam has no fixed wire: its parser is compiled from a checkpoint's response_template, and no "
+        "Beam checkpoint is public")
 
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
     ("contract", "gpt-oss"): f"{HARMONY}: tests/test_harmony.py runs the contract's cases over its framing",
@@ -35,6 +37,13 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     ("conservation fuzzing", "gpt-oss"): f"{HARMONY}: test_fuzz_all_parsers.py::test_mutated_harmony_text fuzzes it",
     ("constraint compilation", "gpt-oss"): f"{HARMONY}: its structural tag is compiled by "
                                            "tests/test_constrain_xgrammar.py::test_gpt_oss_harmony_call_after_its_analysis",
+    ("contract", "beam"): f"{BEAM}; tests/test_beam.py runs vLLM's response_template cases on Beam-style metadata",
+    ("robustness rules", "beam"): f"{BEAM}; tests/test_beam.py and test_response_template.py cover its router rules",
+    ("truncation", "beam"): f"{BEAM}; tests/test_beam.py cuts calls before their closer",
+    ("template round trip", "beam"): f"{BEAM} (and so no chat template)",
+    ("conservation fuzzing", "beam"): f"{BEAM}; tests/test_response_template_fuzz.py fuzzes the template parser",
+    ("constraint compilation", "beam"): f"{BEAM}; lmparse compiles no grammar from a response_template (vLLM's "
+                                        "Beam structural tag is not implemented)",
     **{("template round trip", name): NO_TEMPLATE
        for name in ("pythonic", "internlm", "intern-s1", "deepseek-v3", "seed-oss", "deepseek-v41", "glm5", "hy-v4",
                     "gigachat35", "zaya", "granite4.2", "step5", "ripple", "dots", "iquest", "iquest-coder-v2",

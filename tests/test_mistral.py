@@ -19,7 +19,7 @@ from lmparse import ToolParserManager, create_parser
 
 from .support.stream import Expected, check_chunkings, check_invariants, check_parse, folded, random_chunks, stream_in_steps
 from .support.tokenizers import load_tokenizer, real_token_chunkings
-from .support.wires import MISTRAL
+from .support.wires import MISTRAL, MISTRAL_V13
 from .support.tokenizers import testdata_dir as _testdata_dir
 from .test_token_prefixes import observed_prefixes
 
@@ -109,6 +109,41 @@ def test_reasoning_starts_plain_even_when_thinking_is_requested():
     assert p.parse_complete("plain").content == "plain"
 
 
+# ---- tokenizer v13 (mistral-v13): only [TOOL_CALLS]NAME[ARGS]{...} -------------------------------
+
+v13_call = MISTRAL_V13.call
+V13_CASES = [
+    ("reasoning_content_calls", "[THINK]plan[/THINK]Let me check." + v13_call("get_weather", A) + v13_call("g", "{}"),
+     Expected("Let me check.", "plan", [("get_weather", A), ("g", "{}")])),
+    # PROTOCOLS.md's rendering of Ministral-3-14B-Reasoning-2512.jinja, end of turn left in.
+    ("ministral_3_rendering",
+     'Let me check.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris \\"FR\\" & <x>", "days": 3, "opts": {"unit": "c"}}'
+     '[TOOL_CALLS]get_weather[ARGS]{"city": "Rome"}</s>',
+     Expected("Let me check.</s>", None, [("get_weather", '{"city": "Paris \\"FR\\" & <x>", "days": 3, "opts": {"unit": "c"}}'),
+                                          ("get_weather", '{"city": "Rome"}')])),
+    ("args_skipped_by_the_server", "[TOOL_CALLS]f{}", Expected(None, None, [("f", "{}")])),
+    ("truncated_arguments_kept_as_written", "ok" + v13_call("f", '{"a": [1, 2'), Expected("ok", None, [("f", '{"a": [1, 2')])),
+    # v13 writes no call id and no JSON array: either after the marker is prose, kept whole.
+    ("call_id_head_is_text", "[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{}", Expected("[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{}")),
+    ("array_is_text", '[TOOL_CALLS][{"name": "f", "arguments": {}}]', Expected('[TOOL_CALLS][{"name": "f", "arguments": {}}]')),
+    ("envelope_is_text", '[TOOL_CALLS]{"name": "f", "arguments": {}}', Expected('[TOOL_CALLS]{"name": "f", "arguments": {}}')),
+    ("call_id_text_then_real_call", "[TOOL_CALLS]f[CALL_ID]x " + v13_call("g", "{}"),
+     Expected("[TOOL_CALLS]f[CALL_ID]x ", None, [("g", "{}")])),
+]
+
+
+@pytest.mark.parametrize("case_id,text,expected", V13_CASES, ids=[c[0] for c in V13_CASES])
+def test_mistral_v13(case_id, text, expected):
+    MISTRAL_V13.check(text, expected)
+
+
+def test_v13_is_the_v11_reader_with_two_forms_off():
+    v13, base = ToolParserManager.get("mistral-v13"), ToolParserManager.get("mistral")
+    assert issubclass(v13, base) and v13 is not base
+    assert {k for k in vars(v13) if not k.startswith("__")} == {"summary", "call_id_marker", "array_form"}
+    assert v13.render([("f", "{}")]) == base.render([("f", "{}")]) == "[TOOL_CALLS]f[ARGS]{}"
+
+
 # ---- tokenizer facts ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("tokenizer", TOKENIZERS)
@@ -181,9 +216,9 @@ def template_messages(content=None):
     ]
 
 
-def parse_template_reply(reply: str, reasoning=None):
+def parse_template_reply(reply: str, reasoning=None, dialect="mistral"):
     def make():
-        return create_parser(tool_parser="mistral", reasoning_parser=reasoning, request={"tools": [WEATHER, TIME]})
+        return create_parser(tool_parser=dialect, reasoning_parser=reasoning, request={"tools": [WEATHER, TIME]})
 
     check_parse(make, reply, None, real_token_chunkings(reply, TOKENIZERS))
     return make().parse_complete(reply)
@@ -218,13 +253,16 @@ def test_mistral_nemo_template_round_trip(hf_tojson):
 
 
 @HF_TOJSON
-def test_ministral_3_reasoning_template_round_trip(hf_tojson):
+@pytest.mark.parametrize("dialect", ["mistral", "mistral-v13"])
+def test_ministral_3_reasoning_template_round_trip(hf_tojson, dialect):
+    """The v13 template: both readers parse what it writes (no [CALL_ID]: the ids are minted)."""
     content = [{"type": "thinking", "thinking": "Two tools [needed]."}, {"type": "text", "text": "Checking."}]
     reply = assistant_part(
         render_template("mistralai-Ministral-3-14B-Reasoning-2512.jinja", template_messages(content), [WEATHER, TIME], hf_tojson)
     )
     assert reply.startswith("[THINK]Two tools [needed].[/THINK]Checking.[TOOL_CALLS]get_weather[ARGS]{")
-    m = parse_template_reply(reply, reasoning="mistral")
+    assert "[CALL_ID]" not in reply
+    m = parse_template_reply(reply, reasoning="mistral", dialect=dialect)
     assert (m.reasoning_content, m.content) == ("Two tools [needed].", "Checking.")
     assert_same_calls(m, with_ids=False)
 

@@ -16,7 +16,7 @@ openai = pytest.importorskip("openai")
 pytest.importorskip("jinja2")
 pytest.importorskip("tokenizers")
 
-from lmparse.serve.app import upstream_binding  # noqa: E402
+from lmparse.serve.app import simulated_binding, upstream_binding  # noqa: E402
 from lmparse.serve.families import get_family  # noqa: E402
 from lmparse.request import ParserRequest  # noqa: E402
 
@@ -30,6 +30,9 @@ from .test_serve_upstream import FakeEngines, ThreadServer  # noqa: E402
 # tells this template's parsing apart from the qwen3 family's.
 NO_REASONING = deepcopy(QWEN3)
 del NO_REASONING["fields"]["reasoning_content"]
+# The same markers as Beam-style metadata: vLLM's field name for reasoning.
+BEAM_QWEN = deepcopy(QWEN3)
+BEAM_QWEN["fields"]["thinking"] = BEAM_QWEN["fields"].pop("reasoning_content")
 
 
 def model_with_template(tmp_path: Path, template: dict) -> Path:
@@ -93,3 +96,26 @@ def test_serve_model_dir_with_a_template_end_to_end(tmp_path):
     finally:
         live.stop()
         upstream.stop()
+
+
+def test_family_beam_parses_with_the_models_template_in_beam_mode(tmp_path):
+    from lmparse.response.template import BeamTemplateParser
+
+    model = model_with_template(tmp_path / "with", BEAM_QWEN)
+    binding = upstream_binding(get_family("beam"), "vllm", "http://unused", model_dir=model)
+    assert binding.family.response_parser == "beam" and binding.response_template.mode == "beam"
+    parser = binding.new_parser(ParserRequest.accept_all())
+    assert type(parser) is BeamTemplateParser
+    message = parser.parse_complete(REPLY)
+    assert [c.function.name for c in message.tool_calls] == ["get_weather"]
+    assert message.reasoning_content.strip() == REASONING  # the reply opens its own <think>
+    with pytest.raises(ValueError, match="beam response parser needs --model DIR"):
+        upstream_binding(get_family("beam"), "vllm", "http://unused", model_dir=qwen3_model_dir(tmp_path / "without"))
+    with pytest.raises(ValueError, match="serve it from a real engine with --model DIR"):
+        simulated_binding(get_family("beam"))
+
+
+def test_family_beam_refuses_a_template_vllm_would_refuse(tmp_path):
+    model = model_with_template(tmp_path, QWEN3)  # reasoning_content: transformers' field name, not Beam's
+    with pytest.raises(ValueError, match="not Beam fields"):
+        upstream_binding(get_family("beam"), "vllm", "http://unused", model_dir=model)

@@ -19,7 +19,7 @@ pytest.importorskip("starlette")
 from lmparse import families as core  # noqa: E402
 from lmparse.serve import openai as oa  # noqa: E402
 from lmparse.serve.app import simulated_binding  # noqa: E402
-from lmparse.serve.families import FAMILIES, missing_parsers  # noqa: E402
+from lmparse.serve.families import FAMILIES, missing_parsers, needs_model_template  # noqa: E402
 from lmparse.serve.runner import ChatRunner  # noqa: E402
 from lmparse.serve.tokenizer import PseudoTokenizer  # noqa: E402
 
@@ -33,13 +33,16 @@ TOOLS = [
 
 def family_params() -> list:
     return [pytest.param(name, marks=pytest.mark.skipif(bool(missing_parsers(family)), reason=(
-        f"{name}: {', '.join(missing_parsers(family))} not registered yet"))) for name, family in FAMILIES.items()]
+        f"{name}: {', '.join(missing_parsers(family))} not registered yet"))) for name, family in FAMILIES.items()
+        if not needs_model_template(family)]
 
 
 def template_params() -> list:
     """(family, template) for every template each family declares; (family, None) for a family
-    that declares none (it is served with ChatML)."""
-    pairs = [(f.name, t) for f in core.FAMILIES for t in (f.verified_templates or (None,))]
+    that declares none (it is served with ChatML).  A family parsed by the model's own
+    response_template (beam) is served only from a model directory: tests/test_response_template_serve.py."""
+    pairs = [(f.name, t) for f in core.FAMILIES for t in (f.verified_templates or (None,))
+             if not needs_model_template(FAMILIES[f.name])]
     return [pytest.param(name, template, id=f"{name}-{template}", marks=pytest.mark.skipif(
         bool(missing_parsers(FAMILIES[name])), reason=f"{name}: parsers not registered yet")) for name, template in pairs]
 

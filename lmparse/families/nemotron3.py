@@ -6,6 +6,7 @@ from .qwen3_5 import PROMPT_DECIDES
 from .qwen3coder import QWEN3CODER
 from ._spec import Family, Peers
 
+# ``nemotron3`` as a reasoning name is also Dynamo's (mapped there to ``nemotron_deci``).
 FAMILY = Family(
     "nemotron3", "Nemotron 3 Nano: <think> reasoning (prompt decides), Qwen3-Coder XML calls",
     tool=QWEN3CODER, tool_names=("nemotron3",), reasoning=PROMPT_DECIDES, reasoning_names=("nemotron3",),

@@ -27,10 +27,11 @@ def prompt_opens_reasoning(prompt: str, start_tag: str, label: str = "") -> bool
     starts inside reasoning.  A closed block or no opener means content, until the model
     writes the opener itself."""
     tail = prompt.rstrip()
-    at = tail.rfind(start_tag)
+    tag = start_tag.rstrip() or start_tag  # a tag that ends in a newline (a template's thinking opener)
+    at = tail.rfind(tag)
     if at < 0:
         return False
-    rest = tail[at + len(start_tag):]
+    rest = tail[at + len(tag):]
     return rest == "" or (bool(label) and rest == label.rstrip())
 
 

@@ -18,6 +18,13 @@ and the reasoning goes on after it (HF leaves the call in the reasoning text); `
 values lose one newline on each side (HF strips all whitespace); whitespace before an opener is
 content and the implicit field's end-of-turn closers are text of the reply (the server's stop
 handling removes them); a field other than the three served ones is refused.
+
+``ResponseTemplate(source, mode="beam")`` (the ``beam`` response parser) applies vLLM's rules
+for Beam checkpoints on top: only ``thinking``, ``content`` and ``tool_calls`` fields and only
+``role`` in ``defaults``; ``thinking`` and ``content`` plain ``text`` (no transform, no join);
+no ``python-call-list``; ``json`` calls without a transform are ``{"name", "arguments"}``
+objects; several thinking openers route on the shortest when every other ends with it; and
+``enable_thinking: false`` means the reasoning has already ended, whatever the prompt says.
 """
 
 from __future__ import annotations
@@ -33,10 +40,13 @@ from ..tools.value_grammar import ValueGrammar
 from .base import BaseResponseParser
 from .template_spec import FieldSpec, Part, TemplateSpec, pattern_parts, read_template
 
-__all__ = ["ResponseTemplate", "ResponseTemplateParser"]
+__all__ = ["BeamTemplateParser", "ResponseTemplate", "ResponseTemplateParser"]
 
 REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 SERVED_FIELDS = frozenset((*REASONING_FIELDS, "content", "tool_calls"))
+BEAM_FIELDS = frozenset(("thinking", "content", "tool_calls"))  # vLLM's fixed names for Beam
+BEAM_CALL_CONTENT = frozenset(("json", "xml-inline", "kv-lines"))  # vLLM's vendored call content parsers
+MODES = ("hf", "beam")
 _ENVELOPE = {"type": "function", "function": "{content}"}
 _NAMED = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
 
@@ -47,13 +57,28 @@ class ResponseTemplateParser(BaseResponseParser):
 
     summary = "a Hugging Face response_template (tokenizer_config.json), executed on the router"
     streaming = "content and reasoning as they arrive; tool arguments as they arrive (json, xml-inline)"
+    template_mode = "hf"  # the ``ResponseTemplate`` mode a parser of this class runs
+
+
+class BeamTemplateParser(ResponseTemplateParser):
+    """Beam checkpoints (vLLM ``beam``): the checkpoint's ``response_template`` under vLLM's
+    field-name and content-parser rules.  ``create_parser(response_parser="beam",
+    response_template=...)`` or ``ResponseTemplate(source, mode="beam").parser``."""
+
+    summary = "a Beam checkpoint's response_template, with vLLM's field and content-parser rules"
+    template_mode = "beam"
 
 
 class ResponseTemplate:
     """A compiled template; ``parser()`` builds one response's parser (cheap: classes are made once)."""
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: Any, mode: str = "hf") -> None:
+        if mode not in MODES:
+            raise ValueError(f"response_template mode {mode!r}; valid: {', '.join(MODES)}")
         spec = source if isinstance(source, TemplateSpec) else read_template(source)
+        beam = mode == "beam"
+        if beam:
+            _check_beam(spec)
         extra = sorted(set(spec.fields) - SERVED_FIELDS)
         if extra:
             raise ValueError(f"{spec.source}: field(s) {extra} are not served (lmparse serves "
@@ -65,10 +90,11 @@ class ResponseTemplate:
         if content is not None and (not content.implicit or content.content != "text"):
             raise ValueError(f"{spec.source}: 'content' must be the text field without an opener "
                              "(lmparse routes every other text to it)")
-        self.spec = spec
-        self.reasoning_class = _reasoning_class(spec)
+        self.spec, self.mode = spec, mode
+        self.parser_class = BeamTemplateParser if beam else ResponseTemplateParser
+        self.reasoning_class = _reasoning_class(spec, beam)
         calls = spec.fields.get("tool_calls")
-        self.tool_class = _tool_class(spec.source, calls) if calls is not None else None
+        self.tool_class = _tool_class(spec.source, calls, beam) if calls is not None else None
 
     def parser(self, request: Any = None, prompt: str | None = None, tokenizer: Any = None) -> ResponseTemplateParser:
         from ..request import normalize_request
@@ -76,7 +102,28 @@ class ResponseTemplate:
         req = ParserRequest.accept_all() if request is None else normalize_request(request)
         tool = self.tool_class(req) if self.tool_class is not None else None
         reasoner = self.reasoning_class(req, prompt) if self.reasoning_class is not None else None
-        return ResponseTemplateParser(req, tool_parser=tool, reasoning_parser=reasoner, tokenizer=tokenizer)
+        return self.parser_class(req, tool_parser=tool, reasoning_parser=reasoner, tokenizer=tokenizer)
+
+
+def _check_beam(spec: TemplateSpec) -> None:
+    """vLLM's startup checks for a Beam checkpoint's template (PROTOCOLS.md, ``beam``)."""
+    where = spec.source
+    extra = sorted(set(spec.fields) - BEAM_FIELDS)
+    if extra:
+        raise ValueError(f"{where}: field(s) {extra} are not Beam fields (beam serves "
+                         f"{', '.join(sorted(BEAM_FIELDS))})")
+    defaults = sorted(set(spec.default_keys) - {"role"})
+    if defaults:
+        raise ValueError(f"{where}: defaults {defaults}: beam takes only 'role'")
+    for name in ("thinking", "content"):
+        field = spec.fields.get(name)
+        if field is not None and (field.content != "text" or field.transform is not None or field.join is not None):
+            raise ValueError(f"{where}: field {name!r} cannot be streamed: beam needs content 'text' "
+                             "with no transform or join")
+    calls = spec.fields.get("tool_calls")
+    if calls is not None and calls.content not in BEAM_CALL_CONTENT:
+        raise ValueError(f"{where}: tool_calls content {calls.content!r} is not a Beam call content "
+                         f"(valid: {', '.join(sorted(BEAM_CALL_CONTENT))})")
 
 
 class _PrefixDecides(ReasoningParser):
@@ -85,9 +132,12 @@ class _PrefixDecides(ReasoningParser):
 
     initial_mode = "auto"
     anchors: tuple[str, ...] = ()
+    thinking_off_is_content = False  # beam: ``enable_thinking: false`` = the reasoning has ended
 
     def __init__(self, request: ParserRequest, prompt: str | None = None) -> None:
-        if prompt is not None:
+        if self.thinking_off_is_content and request.thinking is False:
+            prompt = ""  # a prompt that opens nothing: the reply starts as content
+        elif prompt is not None:
             cut = max((at + len(a) for a in self.anchors if (at := prompt.rfind(a)) >= 0), default=0)
             prompt = prompt[cut:]
         super().__init__(request, prompt)
@@ -96,15 +146,26 @@ class _PrefixDecides(ReasoningParser):
         return False  # HF with an empty prefix starts in the implicit field
 
 
-def _reasoning_class(spec: TemplateSpec) -> type[ReasoningParser] | None:
+def _reasoning_class(spec: TemplateSpec, beam: bool = False) -> type[ReasoningParser] | None:
     field = spec.field(*REASONING_FIELDS)
     if field is None:
         return None
     if field.content != "text":
         raise ValueError(f"{spec.source}: reasoning field {field.name!r} must have content 'text'")
-    start, end = _literal(spec.source, field, field.opens, "open"), _literal(spec.source, field, field.closes, "close")
+    opens = _shortest_suffix(field.opens) if beam else field.opens
+    start, end = _literal(spec.source, field, opens, "open"), _literal(spec.source, field, field.closes, "close")
     return type("TemplateReasoningParser", (_PrefixDecides,),
-                {"start_tag": start, "end_tag": end, "anchors": spec.anchors})
+                {"start_tag": start, "end_tag": end, "anchors": spec.anchors, "thinking_off_is_content": beam})
+
+
+def _shortest_suffix(alternatives: tuple[tuple[Part, ...], ...]) -> tuple[tuple[Part, ...], ...]:
+    """vLLM's Beam reasoning start: the shortest literal opener, when every other ends with it
+    (what comes before it in a longer opener is then text of the reply)."""
+    texts = [t for t in map(_text_of, alternatives) if t is not None]
+    if len(texts) < 2 or len(texts) != len(alternatives):
+        return alternatives
+    shortest = min(texts, key=len)
+    return ((Part("text", shortest),),) if all(t.endswith(shortest) for t in texts) else alternatives
 
 
 def _literal(where: str, field: FieldSpec, alternatives: tuple[tuple[Part, ...], ...], key: str) -> str:
@@ -142,10 +203,12 @@ def _close(where: str, field: FieldSpec) -> tuple[str | None, str | None]:
     return (texts[0], texts[1]) if len(texts) == 2 else (None, texts[0])
 
 
-def _tool_class(where: str, field: FieldSpec) -> type[ToolParser]:
+def _tool_class(where: str, field: FieldSpec, beam: bool = False) -> type[ToolParser]:
     if field.implicit:
         raise ValueError(f"{where}: tool_calls needs an opener")
     shape = _call_shape(where, field.transform)
+    if beam and shape == "list" and field.content == "json":
+        shape = "envelope"  # vLLM reads the region's object as {"name", "arguments"}
     opener = _trim(field.opens[0])
     function_close, close = _close(where, field)
     if field.content == "python-call-list":

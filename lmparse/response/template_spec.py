@@ -47,6 +47,7 @@ class FieldSpec(NamedTuple):
     content: str
     content_args: dict[str, Any]
     transform: Any
+    join: Any = None  # checked (it needs ``repeats``), and refused by the Beam rules on text fields
 
     @property
     def implicit(self) -> bool:
@@ -57,6 +58,7 @@ class TemplateSpec(NamedTuple):
     fields: dict[str, FieldSpec]
     source: str  # where it came from, for messages
     anchors: tuple[str, ...] = ()  # the start anchors, literal: the prompt is read after the last one
+    default_keys: tuple[str, ...] = ()  # the keys of ``defaults`` (HF fills missing fields with them)
 
     def field(self, *names: str) -> FieldSpec | None:
         return next((self.fields[n] for n in names if n in self.fields), None)
@@ -84,7 +86,10 @@ def read_template(source: Any) -> TemplateSpec:
     implicit = [n for n, f in specs.items() if f.implicit]
     if len(implicit) > 1:
         raise ValueError(f"{where}: at most one field may lack an opener; {implicit} do")
-    return TemplateSpec(specs, where, _anchors(where, source))
+    defaults = source.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise ValueError(f"{where}: 'defaults' must be an object")
+    return TemplateSpec(specs, where, _anchors(where, source), tuple(defaults))
 
 
 def _anchors(where: str, source: dict[str, Any]) -> tuple[str, ...]:
@@ -134,7 +139,7 @@ def _field(where: str, name: str, field: Any) -> FieldSpec:
     opens, closes = _marker(where, name, field, "open"), _marker(where, name, field, "close")
     if (_captures(opens) or _captures(closes)) and field.get("transform") is None:
         raise ValueError(f"{where}: field {name!r}: named groups in open/close need a transform")
-    return FieldSpec(name, opens, closes, content, dict(args), field.get("transform"))
+    return FieldSpec(name, opens, closes, content, dict(args), field.get("transform"), field.get("join"))
 
 
 def _marker(where: str, name: str, field: dict[str, Any], key: str) -> tuple[tuple[Part, ...], ...]:

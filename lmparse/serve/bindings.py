@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Sequence
 
-from ..factory import create_parser
+from ..factory import create_parser, template_mode
 from ..tools.autoselect import select_tool_parser
 from ..request import ParserRequest
 from ..response.base import ResponseParser
@@ -25,7 +25,7 @@ from ..response.template import ResponseTemplate
 from .engines.base import Engine
 from .engines.simulated import SimulatedEngine
 from .engines.special import family_markers as _family_markers
-from .families import Family, missing_parsers
+from .families import Family, missing_parsers, needs_model_template
 from .model_dir import ModelFiles, load_model_dir
 from .models import is_pattern
 from .openai import REASONING_FIELDS
@@ -67,7 +67,8 @@ class ModelBinding:
         """A parser for one reply; ``prompt`` (its rendered prompt's tail) settles an ``auto`` initial mode."""
         f = self.family
         if self.response_template is not None:
-            return create_parser(response_template=self.response_template, request=request, prompt=prompt)
+            return create_parser(response_template=self.response_template, response_parser=f.response_parser,
+                                 request=request, prompt=prompt)
         return create_parser(tool_parser=f.tool_parser, reasoning_parser=f.reasoning_parser,
                              response_parser=f.response_parser, request=request, prompt=prompt,
                              tokenizer=self.vocabulary)
@@ -97,6 +98,9 @@ def _require_parsers(family: Family) -> None:
 def simulated_binding(family: Family, token_rate: float = 0.0, reasoning_field: str = "reasoning_content",
                       names: Sequence[str] | None = None) -> ModelBinding:
     """A family served by the simulated engine, with its real tokenizer and template when present."""
+    if needs_model_template(family):
+        raise ValueError(f"family {family.name} parses with the model's own response_template: serve it from a "
+                         "real engine with --model DIR (the simulated engine has no checkpoint)")
     template = load_template(testdata_dir(), family.template, family.tokenizer)
     family = resolve_auto(family, template)
     _require_parsers(family)
@@ -122,10 +126,13 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
     from .engines.upstream import DEFAULT_MAX_TOKENS, UpstreamEngine
 
     files = load_model_dir(model_dir) if model_dir is not None else None
-    asked = family.response_parser == "response-template"  # --response-parser response-template
-    response_template = _model_response_template(files, asked) if asked or not dialect_named else None
+    # --response-parser response-template, --family beam: the model's own template, in that mode
+    mode = template_mode(family.response_parser)
+    asked = mode is not None
+    response_template = _model_response_template(files, asked, mode or "hf") if asked or not dialect_named else None
     if response_template is not None:
-        family = replace(family, tool_parser=None, reasoning_parser=None, response_parser="response-template")
+        family = replace(family, tool_parser=None, reasoning_parser=None,
+                         response_parser=family.response_parser if asked else "response-template")
     template: ChatTemplate | None
     tokenizer: Tokenizer
     template = _upstream_template(engine, url, files, chat_template, template_from_engine)
@@ -146,16 +153,17 @@ def upstream_binding(family: Family, engine: str, url: str, model: str | None = 
     return binding
 
 
-def _model_response_template(files: ModelFiles | None, asked: bool) -> ResponseTemplate | None:
-    """The model directory's own response_template, compiled (a startup error if lmparse cannot
-    serve it, or if it was asked for and there is none)."""
+def _model_response_template(files: ModelFiles | None, asked: bool, mode: str = "hf") -> ResponseTemplate | None:
+    """The model directory's own response_template, compiled in ``mode`` (a startup error if
+    lmparse cannot serve it, or if it was asked for and there is none)."""
     if files is None or files.response_template is None:
         if asked:
-            raise ValueError("--response-parser response-template needs --model DIR whose tokenizer_config.json "
+            name = "beam" if mode == "beam" else "response-template"
+            raise ValueError(f"the {name} response parser needs --model DIR whose tokenizer_config.json "
                              "has a response_template")
         return None
     try:
-        compiled = ResponseTemplate(files.response_template)
+        compiled = ResponseTemplate(files.response_template, mode)
     except ValueError as exc:
         raise ValueError(f"--model {files.path}: its response_template cannot be served ({exc}); "
                          "name the dialect with --family or --tool-call-parser") from None

@@ -11,7 +11,7 @@ from .app import (DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONC
                   create_app, simulated_binding, upstream_binding)
 from .connections import (DEFAULT_MAX_HEADER_BYTES, DEFAULT_SHUTDOWN_GRACE, DEFAULT_TIMEOUT_HEADERS,
                           DEFAULT_TIMEOUT_KEEP_ALIVE, GracefulServer, head_timeout_protocol)
-from .families import DEFAULT_FAMILY, FAMILIES, get_family, missing_parsers
+from .families import DEFAULT_FAMILY, FAMILIES, get_family, missing_parsers, needs_model_template
 from .guards import default_allowed_hosts
 from .logs import LOG_FORMATS
 from .logs import configure as configure_logging
@@ -104,7 +104,7 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
 def _families(args: argparse.Namespace) -> list:
     names = args.family or [DEFAULT_FAMILY]
     if "all" in names:
-        return [f for f in FAMILIES.values() if not missing_parsers(f)]
+        return [f for f in FAMILIES.values() if not missing_parsers(f) and not needs_model_template(f)]
     families = [get_family(n) for n in names]
     overrides = (args.tool_call_parser, args.reasoning_parser, args.response_parser)
     if any(o is not None for o in overrides):

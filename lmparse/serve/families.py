@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import families as core
+from ..factory import template_mode
 from ..registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 
-__all__ = ["Family", "FAMILIES", "DEFAULT_FAMILY", "get_family", "missing_parsers"]
+__all__ = ["Family", "FAMILIES", "DEFAULT_FAMILY", "get_family", "missing_parsers", "needs_model_template"]
 
 
 @dataclass(frozen=True)
@@ -63,3 +64,9 @@ def missing_parsers(family: Family) -> list[str]:
     if family.response_parser not in ResponseParserManager:
         missing.append(f"response parser {family.response_parser!r}")
     return missing
+
+
+def needs_model_template(family: Family) -> bool:
+    """Whether the family's parser is built from the served model's own ``response_template``
+    (``response-template``, ``beam``): it is served only with ``--model DIR``, never simulated."""
+    return template_mode(family.response_parser) is not None

@@ -66,3 +66,49 @@ GEMMA4: dict[str, Any] = {
 QWEN_THINKING = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n"
 QWEN_NOT_THINKING = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
 GEMMA_PROMPT = "<|turn>user\nhi<turn|>\n<|turn>model\n"
+
+
+# Beam-style metadata (vLLM's ``beam`` parser; PROTOCOLS.md, "``beam``"): no Beam checkpoint is
+# public, so these are written by hand in the shape vLLM accepts.  The field names are vLLM's
+# fixed ones (``thinking``, not ``reasoning_content``), ``defaults`` holds only ``role``.
+BEAM_GEMMA: dict[str, Any] = {
+    "start_anchor": ["<|turn>model\n", "<tool_response|>"],
+    "defaults": {"role": "assistant"},
+    "fields": {
+        "content": {"close": ["<turn|>", "<|tool_response>", "<eos>"], "content": "text"},
+        "thinking": {"open": "<|channel>thought\n", "close": "<channel|>", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"<\|tool_call>call:(?P<name>\w+)",
+            "close": "<tool_call|>",
+            "repeats": True,
+            "content": "json",
+            "content_args": {"unquoted_keys": True, "string_delims": [['<|"|>', '<|"|>']]},
+            "transform": _CALL,
+        },
+    },
+}
+
+# Every field delimited (vLLM adds the implicit content field), a json call region with no
+# transform (its object is the call), several thinking openers ending with the shortest.
+BEAM_DELIMITED: dict[str, Any] = {
+    "start_anchor": "<assistant>",
+    "fields": {
+        "thinking": {"open": ["<think>", "\n<think>"], "close": "</think>"},
+        "tool_calls": {"open": "<call>", "close": "</call>", "content": "json", "optional": False},
+    },
+}
+
+BEAM_XML: dict[str, Any] = {
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "thinking": {"open": "<think>", "close": "</think>"},
+        "tool_calls": {
+            "open_pattern": r"\s*<tool_call>\s*<function=(?P<name>[^>\n]+)>",
+            "close_pattern": r"</function>\s*</tool_call>",
+            "content": "xml-inline",
+            "content_args": {"tag_pattern": r"<parameter=(?P<key>[^>\n]+)>\s*(?P<value>.*?)\s*</parameter>"},
+            "transform": _CALL,
+        },
+        "content": {},
+    },
+}

@@ -427,6 +427,12 @@ class MistralWire(Wire):
 MISTRAL = MistralWire(id="mistral", tool_parser="mistral", reasoning_parser="mistral", open="[TOOL_CALLS]", close="",
                       tokenizers=("mistral-v3", "mistral-v7", "mistral-tekken"), block_sep="", think_tag="[THINK]",
                       think_open="[THINK]", think_close="[/THINK]", to_plain="", thinking_off=None)
+# Tokenizer v13 (Ministral 3 Reasoning): the same calls without [CALL_ID]; no v13 vocabulary is in
+# the test data, so tekken 240911's token boundaries stand in.
+MISTRAL_V13 = MistralWire(id="mistral-v13", tool_parser="mistral-v13", reasoning_parser="mistral-v13",
+                          open="[TOOL_CALLS]", close="", tokenizers=("mistral-tekken",), block_sep="",
+                          think_tag="[THINK]", think_open="[THINK]", think_close="[/THINK]", to_plain="",
+                          thinking_off=None)
 
 
 # ---- pythonic: [f(a=1), g()], Llama 4's <|python_start|> wrapper -------------------------------
@@ -833,7 +839,7 @@ MUSE = MuseWire(id="muse", tool_parser="muse", reasoning_parser="muse", open=" t
 
 # The test matrix: every wire exactly once, listed here only (the contract, robustness and
 # truncation tests and the SGLang families read it; ids are unique).
-ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, PYTHONIC,
-                               GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, K2_HORIZON, INKLING, MINICPM5, COHERE,
-                               APERTUS, LFM2, GIGACHAT3, GIGACHAT35, ZAYA, STEP5, RIPPLE, DOTS, IQUEST,
+ALL_WIRES: tuple[Wire, ...] = (*TAGGED, LLAMA3, *XML_WIRES, *DSML_WIRES, *SECTION_WIRES, MISTRAL, MISTRAL_V13,
+                               PYTHONIC, GEMMA4, MINIMAX_M3, HUNYUAN, HY_V4, KIMI_K3, K2_HORIZON, INKLING, MINICPM5,
+                               COHERE, APERTUS, LFM2, GIGACHAT3, GIGACHAT35, ZAYA, STEP5, RIPPLE, DOTS, IQUEST,
                                IQUEST_CODER_V2, SARASHINA, MUSE)

@@ -10,6 +10,11 @@ Two wire forms, told apart by the first character after the marker:
   each call with its own marker; Small 3.2's template writes ``NAME[CALL_ID]ID[ARGS]{...}``
   and ID becomes the call id.
 
+Tokenizer v13 (Ministral 3 Reasoning; SMG's ``mistral_v13``) writes only the v11+ form, and
+without ``[CALL_ID]`` ("no longer tokenizes the call id"): ``MistralV13ToolParser`` is the
+same reader with those two forms switched off (``call_id_marker``, ``array_form``), so a
+``[CALL_ID]`` head or a JSON array after the marker is text there.
+
 There is no close tag: a block ends where its JSON ends and what follows is text.
 Arguments are forwarded verbatim as soon as the JSON scanner has passed them.
 
@@ -44,6 +49,8 @@ class MistralToolParser(JsonToolParser):
     tool_open_tags = (TOOL_CALLS,)
     tool_close_tag = None
     argument_field = "arguments"
+    call_id_marker: str | None = CALL_ID  # None: ``NAME[CALL_ID]ID`` is not a head (v13)
+    array_form = True  # False: only ``[TOOL_CALLS]NAME[ARGS]{...}`` (v13)
 
     def _reset_payload(self) -> None:
         super()._reset_payload()
@@ -58,7 +65,7 @@ class MistralToolParser(JsonToolParser):
             first = skip_ws(text, 0)
             if first == len(text):
                 return 0, MORE
-            self._form = _ARRAY if text[first] in "[{" else _NAMED
+            self._form = _ARRAY if self.array_form and text[first] in "[{" else _NAMED
         if self._form == _ARRAY:
             return super()._consume_stream_payload(text, events, final=final)
         pos = 0
@@ -71,6 +78,7 @@ class MistralToolParser(JsonToolParser):
     def _consume_head(self, text: str, events: Events, final: bool) -> PayloadStep:
         """``NAME[ARGS]``, ``NAME[CALL_ID]ID[ARGS]`` or ``NAME{``; the call opens there."""
         pos, n = 0, len(text)
+        call_id = self.call_id_marker
         while True:
             if self._stage == _NAME and not self._word:
                 start, pos = pos, skip_ws(text, pos)
@@ -87,9 +95,9 @@ class MistralToolParser(JsonToolParser):
                     # write one, right after the marker; after whitespace it is prose.
                     return pos, self._reject(events)
                 return pos, MORE
-            if word and self._stage == _NAME and text.startswith(CALL_ID, pos):
+            if word and self._stage == _NAME and call_id and text.startswith(call_id, pos):
                 self._name, self._word, self._stage = word, "", _ID
-                pos += len(CALL_ID)
+                pos += len(call_id)
                 continue
             if word and text.startswith(ARGS, pos):
                 name, call_id = (self._name, word) if self._stage == _ID else (word, None)
@@ -107,7 +115,7 @@ class MistralToolParser(JsonToolParser):
                 self._emit_name(events, word)
                 self._arguments.reset()
                 return value, MORE
-            if value == n or at_partial(text, pos, ARGS, CALL_ID):
+            if value == n or at_partial(text, pos, ARGS, *((call_id,) if call_id else ())):
                 return pos, MORE  # (at the end of the reply, a head cut off here is the block's syntax)
             return pos, self._reject(events)  # prose after the marker: the block is text
 
@@ -141,3 +149,11 @@ class MistralToolParser(JsonToolParser):
             f'{{"name": {json.dumps(name, ensure_ascii=False)}, "arguments": {arguments}}}' for name, arguments in calls
         )
         return f"{TOOL_CALLS}[{body}]"
+
+
+class MistralV13ToolParser(MistralToolParser):
+    """Tokenizer v13: ``[TOOL_CALLS]NAME[ARGS]{...}`` per call, and nothing else."""
+
+    summary = "[TOOL_CALLS]NAME[ARGS]{...} per call (tokenizer v13: no [CALL_ID], no JSON array)"
+    call_id_marker = None
+    array_form = False
