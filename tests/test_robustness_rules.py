@@ -173,3 +173,31 @@ def test_a_templates_turn_of_text_and_calls_parses_to_exactly_the_text(path, too
     content, _, got = check_parse(make, reply, None)
     assert [(name, json.loads(arguments)) for name, arguments in got] == calls
     assert (content or "").lstrip() == "Let me check."  # (what precedes it is the reasoning's layout)
+
+
+# ---- a partial open marker at the end of the reply is text ---------------------------------------
+# (issue 23 rule 3) A reply that ends with part of an open marker -- ``\n\n<｜DSML｜tool_`` --
+# ended in text that was held only because a marker could have begun there: ``final``
+# releases it to its channel, the template's lead with it.  No block opened, so nothing is
+# ``dropped``.  (A block whose open marker was complete is a call cut off: test_truncated.py.)
+
+
+def partial_ends(tag: str) -> list[int]:
+    """Where to cut ``tag``: its first character, a few lengths between, all but its last."""
+    return sorted({1, *range(2, len(tag) - 1, max(1, len(tag) // 5)), len(tag) - 1} - {0})
+
+
+@pytest.mark.parametrize("w", ALL_WIRES, ids=lambda w: w.id)
+def test_a_partial_open_marker_at_the_end_is_released_as_content(w: Wire) -> None:
+    tag = (w.open or w.head).rstrip()
+    for end in partial_ends(tag):
+        text = "Let me check." + w.lead + tag[:end]
+        w.check(w.plain + text, Expected(text, None, []))
+
+
+@pytest.mark.parametrize("w", [w for w in ALL_WIRES if w.reasoning_parser], ids=lambda w: w.id)
+def test_a_partial_open_marker_at_the_end_is_released_as_reasoning(w: Wire) -> None:
+    tag = (w.open or w.head).rstrip()
+    for end in partial_ends(tag):
+        text = "Let me think." + w.lead + tag[:end]
+        w.check(w.think_open + text, Expected(None, text, []))
