@@ -20,7 +20,8 @@ from lmparse import create_parser
 
 from .support.stream import Expected, check_parse
 from .support.typed_tools import TOOLS as TYPED_TOOLS
-from .support.wires import ALL_WIRES, DSML_WIRES, LLAMA3, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
+from .support.wires import (ALL_WIRES, DSML_WIRES, HUNYUAN, HUNYUAN_PLAIN, HUNYUAN_PLAIN_WIRES, LLAMA3, XML_WIRES,
+                            DsmlWire, Wire, XmlWire, dsml_untyped)
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -201,3 +202,40 @@ def test_a_partial_open_marker_at_the_end_is_released_as_reasoning(w: Wire) -> N
     for end in partial_ends(tag):
         text = "Let me think." + w.lead + tag[:end]
         w.check(w.think_open + text, Expected(None, text, []))
+
+
+# ---- Hunyuan's plain tags -------------------------------------------------------------------------
+# (issue 23 rule 1) Hy3-preview writes the tags with no suffix (``<tool_calls>``,
+# ``<tool_call>NAME<tool_sep>``, ``<arg_key>`` / ``<arg_value>``): vLLM's ``hy_v3`` without a
+# ``token_suffix``.  They keep the whole contract as the suffixed form does: with no tokenizer
+# (the default parser reads both forms), and with a plain vocabulary (Hy3-preview's; HY-V4's
+# without ``<tool_sep>``), where the reasoning tags are plain too.
+
+
+def contract_cases(wires: tuple[Wire, ...]) -> list[Any]:
+    from .test_contract import CASES, applies
+
+    return [pytest.param(w, case, id=f"{w.id}-{case.__name__}") for w in wires for case in CASES if applies(case, w)]
+
+
+@pytest.mark.parametrize("w,case", contract_cases(HUNYUAN_PLAIN_WIRES))
+def test_hunyuans_plain_tags_keep_the_contract(w: Wire, case: Any) -> None:
+    text, expected, request = case(w)
+    w.check(text, expected, request=request)
+
+
+@pytest.mark.parametrize("w", HUNYUAN_PLAIN_WIRES, ids=lambda w: w.id)
+def test_hunyuans_plain_tags_keep_the_layout_rules(w: Wire) -> None:
+    test_the_templates_own_layout_is_all_syntax(w)
+    test_whitespace_before_a_block_is_text_but_the_templates_lead(w)
+    test_whitespace_after_the_last_block_is_text(w, "\n\nDone.\n")
+    test_a_partial_open_marker_at_the_end_is_released_as_content(w)
+
+
+def test_one_hunyuan_reply_may_mix_the_suffixed_and_the_plain_tags() -> None:
+    """Without a tokenizer nothing says which form the checkpoint writes: each block is read
+    with the tags its open tag carries."""
+    w = HUNYUAN_PLAIN
+    text = (w.plain + "a" + HUNYUAN.call("get_weather", WEATHER) + "b" + w.call("f", [("x", "1")]) + "c"
+            + HUNYUAN.call("g", ()))
+    w.check(text, Expected("abc", None, [("get_weather", WEATHER_ARGS), ("f", '{"x": "1"}'), ("g", "{}")]))

@@ -80,12 +80,17 @@ class XmlToolParser(ToolParser):
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)
-        self._values = XmlValueReader(
+        self._values = self._value_reader(calls)
+        self._lane_ends: MarkerSet | None = None  # what may end the streamed value (the fast lane)
+        super().__init__(request, id_factory, calls)
+
+    def _value_reader(self, calls: CallEmitter) -> XmlValueReader:
+        """The value reader for this parser's tags (built again by a dialect whose block's
+        open tag chooses its tags: Hunyuan's suffixed or plain)."""
+        return XmlValueReader(
             calls, self.arg_value_close, (self.function_close, self.tool_close_tag),
             value_newlines=self.value_newlines, arguments_close=self.arguments_close, wrapper=self.value_wrapper,
             parameter_open=self.parameter_open)
-        self._lane_ends: MarkerSet | None = None  # what may end the streamed value (the fast lane)
-        super().__init__(request, id_factory, calls)
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
