@@ -222,8 +222,14 @@ def test_dsml_dialect(wire, case_id, text, expected, request_):
     wire.check(text, expected, request_)
 
 
-def test_v32_block_is_text_for_the_v4_parser():
-    V4.check("</think>" + V32.call_with("f"), Expected(V32.call_with("f")), REQUEST)
+def test_v32_block_is_text_for_the_v4_parser_but_its_invoke_is_an_orphan():
+    """V3.2's block tags are not V4's, but the invoke inside is V4's syntax with no block around
+    it: an orphan invoke, a call when the request offers its tool (issue 23 rule 2), else text."""
+    block = V32.call_with("f")
+    invoke = V32.invoke("f").rstrip("\n")
+    V4.check("</think>" + block, Expected(block.replace(invoke, ""), None, [("f", "{}")]), REQUEST)
+    only_g = [{"type": "function", "function": {"name": "g", "parameters": {}}}]
+    V4.check("</think>" + block, Expected(block), V4.request(tools=only_g))
 
 
 def test_v4_and_v41_blocks_are_text_for_each_other():

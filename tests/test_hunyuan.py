@@ -251,7 +251,7 @@ def test_the_layout_is_hy_v3_iff_the_vocabulary_has_tool_sep(tool_sep, v4):
     cls = HunyuanToolParser.for_tokenizer(FakeTokenizer(":abc", tool_sep))
     rendered = cls.render([("f", '{"a": 1}')])
     assert ("<tool_sep:abc>" in rendered, "\n" in rendered) == (not v4, not v4)
-    assert cls.tool_open_tags == ("<tool_calls:abc>",)
+    assert cls.tool_open_tags == ("<tool_calls:abc>", "<tool_calls>")  # the plain form is read too
 
 
 def test_hy_v4_vocabulary_defaults_to_high_effort():

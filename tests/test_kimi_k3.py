@@ -277,14 +277,15 @@ def test_a_length_stop_inside_an_element_leaks_no_markup(cut, more):
 
 
 @pytest.mark.parametrize("cut", ["<|open|>", "<|open|>tool", "<|open|> to"])
-def test_a_length_stop_after_a_cut_opener_keeps_the_space_before_it_as_content(cut):
+def test_a_length_stop_after_a_cut_opener_releases_it_as_content(cut):
     """The space before ``<|open|>`` is held while it may begin the spaced opener
-    `` <|open|> tools <|sep|>``; cut off, the opener needs no space to be markup: the space is text."""
+    `` <|open|> tools <|sep|>``, and the cut opener while it may become one; no opener
+    completed, so ``final`` releases both as text (issue 23 rule 3: test_robustness_rules)."""
     text = f"{THINK_END}ok {cut}"
     p = parser()
     message = p.parse_complete(text)
-    assert (message.content, [d.text for d in p.dropped]) == ("ok ", [cut])
-    check_parse(parser, text, Expected("ok "))
+    assert (message.content, p.dropped) == (f"ok {cut}", [])
+    check_parse(parser, text, Expected(f"ok {cut}"))
 
 
 def test_a_length_stop_inside_a_value_closer_leaks_no_markup():

@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 
 from lmparse import create_parser
+from lmparse.tools.xml import MALFORMED_CALL
 
 from .support.stream import Expected, check_parse
 from .support.typed_tools import TOOLS as TYPED_TOOLS
-from .support.wires import ALL_WIRES, DSML_WIRES, LLAMA3, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
+from .support.wires import (ALL_WIRES, DSML, DSML_WIRES, HUNYUAN, HUNYUAN_PLAIN, HUNYUAN_PLAIN_WIRES, LLAMA3, V4, V41,
+                            XML_WIRES, DsmlWire, Wire, XmlWire, XtmlWire, dsml_untyped)
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -173,3 +175,158 @@ def test_a_templates_turn_of_text_and_calls_parses_to_exactly_the_text(path, too
     content, _, got = check_parse(make, reply, None)
     assert [(name, json.loads(arguments)) for name, arguments in got] == calls
     assert (content or "").lstrip() == "Let me check."  # (what precedes it is the reasoning's layout)
+
+
+# ---- a partial open marker at the end of the reply is text ---------------------------------------
+# (issue 23 rule 3) A reply that ends with part of an open marker -- ``\n\n<｜DSML｜tool_`` --
+# ended in text that was held only because a marker could have begun there: ``final``
+# releases it to its channel, the template's lead with it.  No block opened, so nothing is
+# ``dropped``.  (A block whose open marker was complete is a call cut off: test_truncated.py.)
+
+
+def partial_ends(tag: str) -> list[int]:
+    """Where to cut ``tag``: its first character, a few lengths between, all but its last."""
+    return sorted({1, *range(2, len(tag) - 1, max(1, len(tag) // 5)), len(tag) - 1} - {0})
+
+
+@pytest.mark.parametrize("w", ALL_WIRES, ids=lambda w: w.id)
+def test_a_partial_open_marker_at_the_end_is_released_as_content(w: Wire) -> None:
+    tag = (w.open or w.head).rstrip()
+    for end in partial_ends(tag):
+        text = "Let me check." + w.lead + tag[:end]
+        w.check(w.plain + text, Expected(text, None, []))
+
+
+@pytest.mark.parametrize("w", [w for w in ALL_WIRES if w.reasoning_parser], ids=lambda w: w.id)
+def test_a_partial_open_marker_at_the_end_is_released_as_reasoning(w: Wire) -> None:
+    tag = (w.open or w.head).rstrip()
+    for end in partial_ends(tag):
+        text = "Let me think." + w.lead + tag[:end]
+        w.check(w.think_open + text, Expected(None, text, []))
+
+
+# ---- Hunyuan's plain tags -------------------------------------------------------------------------
+# (issue 23 rule 1) Hy3-preview writes the tags with no suffix (``<tool_calls>``,
+# ``<tool_call>NAME<tool_sep>``, ``<arg_key>`` / ``<arg_value>``): vLLM's ``hy_v3`` without a
+# ``token_suffix``.  They keep the whole contract as the suffixed form does: with no tokenizer
+# (the default parser reads both forms), and with a plain vocabulary (Hy3-preview's; HY-V4's
+# without ``<tool_sep>``), where the reasoning tags are plain too.
+
+
+def contract_cases(wires: tuple[Wire, ...]) -> list[Any]:
+    from .test_contract import CASES, applies
+
+    return [pytest.param(w, case, id=f"{w.id}-{case.__name__}") for w in wires for case in CASES if applies(case, w)]
+
+
+@pytest.mark.parametrize("w,case", contract_cases(HUNYUAN_PLAIN_WIRES))
+def test_hunyuans_plain_tags_keep_the_contract(w: Wire, case: Any) -> None:
+    text, expected, request = case(w)
+    w.check(text, expected, request=request)
+
+
+@pytest.mark.parametrize("w", HUNYUAN_PLAIN_WIRES, ids=lambda w: w.id)
+def test_hunyuans_plain_tags_keep_the_layout_rules(w: Wire) -> None:
+    test_the_templates_own_layout_is_all_syntax(w)
+    test_whitespace_before_a_block_is_text_but_the_templates_lead(w)
+    test_whitespace_after_the_last_block_is_text(w, "\n\nDone.\n")
+    test_a_partial_open_marker_at_the_end_is_released_as_content(w)
+
+
+def test_one_hunyuan_reply_may_mix_the_suffixed_and_the_plain_tags() -> None:
+    """Without a tokenizer nothing says which form the checkpoint writes: each block is read
+    with the tags its open tag carries."""
+    w = HUNYUAN_PLAIN
+    text = (w.plain + "a" + HUNYUAN.call("get_weather", WEATHER) + "b" + w.call("f", [("x", "1")]) + "c"
+            + HUNYUAN.call("g", ()))
+    w.check(text, Expected("abc", None, [("get_weather", WEATHER_ARGS), ("f", '{"x": "1"}'), ("g", "{}")]))
+
+
+# ---- block-level recovery: one malformed call does not take its block with it -------------------
+# (issue 23 rule 2) Inside a block opened by its open tag, where every call closes with a tag
+# of its own, a malformed call (an empty name, a stray body) is skipped to that tag and
+# recorded in ``dropped``; the calls around it still parse.  A block that holds no good call
+# stays text, as prose that mentions a tag does.  The families whose calls close so, and the tag:
+CALL_CLOSE = {"qwen3coder": "</function>", "seed-oss": "</function>", "step3p5": "</function>",
+              "minimax-m2": "</invoke>", "deepseek-v32": f"</{DSML}invoke>", "deepseek-v4": f"</{DSML}invoke>",
+              "deepseek-v41": f"</{DSML} invoke>", "hunyuan": "</tool_call:opensource>",
+              "hy-v4": "</tool_call:opensource>", "kimi-k3": "<|close|>call<|sep|>", "hunyuan-plain": "</tool_call>",
+              "hunyuan-plain-vocabulary": "</tool_call>", "hy-v4-plain-vocabulary": "</tool_call>"}
+RECOVERING = [w for w in (*ALL_WIRES, *HUNYUAN_PLAIN_WIRES) if w.id in CALL_CLOSE]
+A1, A2 = '{"a": "1"}', '{"a": "2"}'
+
+
+def check_recovered(w: Wire, text: str, calls: list[tuple[str, str]], skipped: list[str]) -> None:
+    """``text`` parses to ``calls`` with no text, and ``dropped`` holds the ``skipped`` markup."""
+    w.check(text, Expected(None, None, calls))
+    parser = w.parser(w.request())
+    parser.parse_complete(text)
+    assert [(d.reason, (d.text or "").strip()) for d in parser.dropped] == [(MALFORMED_CALL, m.strip()) for m in skipped]
+
+
+@pytest.mark.parametrize("w", RECOVERING, ids=lambda w: w.id)
+def test_a_call_with_an_empty_name_is_dropped_between_good_ones(w: Wire) -> None:
+    text = w.plain + w.block(("f", A1), ("", A2), ("g", "{}"))
+    second = w.inner("", A2, 2) if isinstance(w, XtmlWire) else w.inner("", A2)  # (Kimi-K3 numbers its calls)
+    check_recovered(w, text, [("f", w.arguments(A1)), ("g", "{}")], [second])
+
+
+@pytest.mark.parametrize("w", RECOVERING, ids=lambda w: w.id)
+def test_a_malformed_first_call_does_not_turn_the_block_into_text(w: Wire) -> None:
+    text = w.plain + w.block(("", A2), ("g", A1))
+    check_recovered(w, text, [("g", w.arguments(A1))], [w.inner("", A2)])
+
+
+@pytest.mark.parametrize("w", RECOVERING, ids=lambda w: w.id)
+def test_a_stray_body_in_a_call_is_dropped_and_the_next_call_parses(w: Wire) -> None:
+    close = CALL_CLOSE[w.id]
+    good = w.block(("f", A1), ("g", "{}"))
+    text = w.plain + good.replace(close, "\nnot a parameter " + close, 1)
+    check_recovered(w, text, [("f", w.arguments(A1)), ("g", "{}")], ["\nnot a parameter " + close])
+
+
+@pytest.mark.parametrize("w", RECOVERING, ids=lambda w: w.id)
+def test_a_block_of_malformed_calls_only_is_text(w: Wire) -> None:
+    block = w.block(("", A2))
+    w.check(w.plain + "ok " + block, Expected("ok " + block, None, []))
+
+
+# DeepSeek-V4 / V4.1 DSML: an invoke whose ``tool_calls`` wrapper is missing (an orphan) or
+# misspelled, as vLLM's tests/parser/engine/test_deepseek_v4_malformed_recovery.py has them.
+ORPHAN_WIRES = (V4, V41)
+
+
+def weather_invoke(w: DsmlWire, name: str = "get_weather") -> str:
+    return w.invoke(name, f'<{w.prefix}parameter name="city" string="true">Seoul</{w.prefix}parameter>\n').rstrip("\n")
+
+
+@pytest.mark.parametrize("w", ORPHAN_WIRES, ids=lambda w: w.id)
+def test_an_orphan_invoke_of_an_offered_tool_is_a_call(w: DsmlWire) -> None:
+    calls = [("get_weather", '{"city": "Seoul"}')]
+    w.check(w.plain + weather_invoke(w) + w.close, Expected(None, None, calls))  # the stray close is its syntax
+    w.check(w.plain + "Checking.\n" + weather_invoke(w) + "\n" + w.close, Expected("Checking.\n", None, calls))
+
+
+@pytest.mark.parametrize("misspelled", [f"<{DSML}toolcalls>", f"<{DSML}tool>"])
+def test_a_misspelled_v4_wrapper_still_opens_the_block(misspelled: str) -> None:
+    text = V4.plain + misspelled + "\n" + weather_invoke(V4) + "\n" + V4.close
+    V4.check(text, Expected(None, None, [("get_weather", '{"city": "Seoul"}')]))
+
+
+def test_v41_reads_the_older_block_name() -> None:
+    text = V41.plain + f"<{DSML} tool_calls>\n" + weather_invoke(V41) + "\n" + V41.close
+    V41.check(text, Expected(None, None, [("get_weather", '{"city": "Seoul"}')]))
+
+
+@pytest.mark.parametrize("w", ORPHAN_WIRES, ids=lambda w: w.id)
+def test_an_orphan_invoke_that_is_not_a_sure_call_stays_text(w: DsmlWire) -> None:
+    orphan = weather_invoke(w) + w.close
+    cases = [
+        (weather_invoke(w, "not_declared") + w.close, w.request()),  # a tool not offered
+        (orphan, w.request(tools=None)),  # no tools
+        (orphan, w.request(tool_choice="none")),
+        ("Docs quote " + weather_invoke(w)[:len(f'<{w.prefix}invoke name="get_wea')], w.request()),  # cut in its name
+        (weather_invoke(w).removesuffix(f"</{w.prefix}invoke>"), w.request()),  # no </invoke>
+    ]
+    for text, request in cases:
+        w.check(w.plain + text, Expected(text, None, []), request)

@@ -9,7 +9,6 @@ begins after the open tag's label (``OpenTagLabel``), which the reasoning lexer 
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from ..markers import MarkerSet, skip_ws
@@ -22,24 +21,6 @@ from .routing import Mark
 __all__ = ["Lexers", "RouterMarkers"]
 
 _END, _TEXT_END, _TEXT, _BARE_START = Mark.END, Mark.TEXT_END, Mark.TEXT, Mark.BARE_START
-# A whole special token as chat templates spell them: ``<|name|>``, or DeepSeek's ``<｜name｜``.
-_SPECIAL_PIECE = re.compile(r"<\|[^|<>\s]{1,48}\|>|<｜[^｜<>\s]{1,48}｜")
-
-
-def _cut_off(tail: str, tool_parser: ToolParser, open_tags: dict[str, str], events: Events) -> int:
-    """Where the markup begins in ``tail``, a partial marker the reply ended with (then recorded
-    in ``dropped``); ``len(tail)``: it is all text.  A cut-off ``<tool_`` may be prose, but the
-    beginning of a tool open tag that already holds a whole special-token-shaped piece
-    (``<｜DSML｜function_ca``, ``<|action_start|><|plu``) is not.  The markup is the shortest
-    such end of ``tail``: what precedes it was held only because a longer tag could begin there
-    (the space of Kimi-K3's spaced `` <|open|> tools <|sep|>`` before a cut ``<|open|>``), so it
-    is text, released as any held text is at the end."""
-    last_piece = max((m.start() for m in _SPECIAL_PIECE.finditer(tail)), default=-1)
-    for at in range(last_piece, -1, -1):  # once per reply, over at most one marker
-        if any(t.startswith(tail[at:]) for t in open_tags):
-            tool_parser.record_cut(events, tail[at:])
-            return at
-    return len(tail)
 
 
 class RouterMarkers(NamedTuple):
@@ -86,12 +67,11 @@ class RouterMarkers(NamedTuple):
 class Lexers:
     """The lexers of one response's router (methods named by state), sharing its markers and label."""
 
-    __slots__ = ("markers", "label", "_tool_parser", "_bare_start_chars")
+    __slots__ = ("markers", "label", "_bare_start_chars")
 
     def __init__(self, markers: RouterMarkers, label: OpenTagLabel, tool_parser: ToolParser) -> None:
         self.markers = markers
         self.label = label
-        self._tool_parser = tool_parser  # a cut-off open tag is recorded in its ``dropped``
         self._bare_start_chars = tool_parser.bare_start_chars
 
     def plain_start(self, buf: str, pos: int, events: Events, final: bool) -> tuple[Mark, int, int]:
@@ -160,10 +140,9 @@ class Lexers:
 
     def _text_tail(self, buf: str, pos: int, markers: MarkerSet, events: Events, final: bool, channel: Channel) -> int:
         """No whole marker from ``pos``: all but a possible partial marker is text; returns where
-        the router stops (the end of the reply at ``final``, where a cut-off marker is dropped)."""
-        held = markers.held_start(buf, pos)
-        if final and held < len(buf):
-            held += _cut_off(buf[held:], self._tool_parser, self.markers.tag_of, events)
+        the router stops.  At ``final`` the partial marker is text too: it was held only because
+        a marker could begin there, and none did (DESIGN §3: ``final`` releases ambiguous text)."""
+        held = len(buf) if final else markers.held_start(buf, pos)
         if held > pos:
             events.append(Text(channel, buf[pos:held]))
         return len(buf) if final else held

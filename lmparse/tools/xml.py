@@ -58,7 +58,11 @@ ArgStartStep = tuple[int, Literal["arg_name", "done"]]
 Declared = Literal["string", "json", "arguments"]
 ArgNameStep = tuple[int, str] | tuple[int, str, Declared | Typed | None]
 
-_FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE = range(4)
+_FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE, _SKIP = range(5)
+# A malformed call is skipped to its function's close tag when that arrives within this many
+# characters; further on, the block ends there as before (see ``_malformed``).
+_SKIP_LIMIT = 4096
+MALFORMED_CALL = "malformed call: skipped to its close tag"
 
 
 class XmlToolParser(ToolParser):
@@ -78,15 +82,23 @@ class XmlToolParser(ToolParser):
     argument_style: str = ""
     # The payload ends with its first call (MiniCPM5: the router reads the layout between calls).
     one_call_per_block: bool = False
+    # A call in a block with no open tag (a payload open tag) commits only at its function's
+    # close tag and with a name the request offers; else it is text (DSML's orphan invoke).
+    bare_call_waits_for_close: bool = False
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)
-        self._values = XmlValueReader(
+        self._values = self._value_reader(calls)
+        self._lane_ends: MarkerSet | None = None  # what may end the streamed value (the fast lane)
+        super().__init__(request, id_factory, calls)
+
+    def _value_reader(self, calls: CallEmitter) -> XmlValueReader:
+        """The value reader for this parser's tags (built again by a dialect whose block's
+        open tag chooses its tags: Hunyuan's suffixed or plain)."""
+        return XmlValueReader(
             calls, self.arg_value_close, (self.function_close, self.tool_close_tag),
             value_newlines=self.value_newlines, arguments_close=self.arguments_close, wrapper=self.value_wrapper,
             parameter_open=self.parameter_open)
-        self._lane_ends: MarkerSet | None = None  # what may end the streamed value (the fast lane)
-        super().__init__(request, id_factory, calls)
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
@@ -112,6 +124,8 @@ class XmlToolParser(ToolParser):
         self._phase = _FUNCTION
         self._deferred_name: str | None = None
         self._values.reset()
+        self._skip_from = self._skip_seen = 0  # the malformed call being skipped: its start, how far it was searched
+        self._skipped: list[str] = []  # malformed calls skipped before the block committed: recorded once it does
 
     def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos: int = 0
@@ -121,9 +135,15 @@ class XmlToolParser(ToolParser):
             if phase == _ARG_VALUE:
                 pos = values.consume(text, pos, events, final)
                 if values.reading:
-                    ends = self._lane_ends = values.lane
+                    # (No fast lane while the name waits: the emitter holds the value text.)
+                    ends = self._lane_ends = values.lane if self._deferred_name is None else None
                     return pos, MORE if ends is None else RUN
                 self._phase = _ARG_START
+                continue
+            if phase == _SKIP:
+                pos, status = self._skip(text, events, final)
+                if status is not MORE or self._phase == _SKIP:  # (still skipping: wait for more text)
+                    return pos, status
                 continue
             # Each phase's hook has its own step type (see the hooks); ``found`` holds any of them.
             found: Any
@@ -137,8 +157,11 @@ class XmlToolParser(ToolParser):
                 # At the end of input, a committed block's cut-off markup is its own syntax.
                 return len(text) if final and self.committed else pos, MORE
             if found is MALFORMED:
-                return pos, self._reject(events)
-            pos = found[0]
+                status = self._malformed(events, pos)
+                if status is MORE:
+                    continue
+                return pos, status
+            at, pos = pos, found[0]
             if phase == _FUNCTION:
                 status = self._open_function(events, found[1], found[2])
             elif phase == _ARG_START:
@@ -146,15 +169,23 @@ class XmlToolParser(ToolParser):
             elif values.open(events, found[1], found[2] if len(found) > 2 else None):
                 self._phase, status = _ARG_VALUE, MORE
             else:
-                status = self._reject(events)
+                status = self._malformed(events, at)
+                if status is MORE:
+                    pos = at  # the key is part of the call skipped
             if status is not MORE:
                 return pos, status
 
     def _open_function(self, events: Events, name: str | None, after: str) -> Payload:
         if name is None:
             return PAYLOAD_CLOSED  # no function follows: the payload ends here
+        offered = self.request.allowed_names
+        if self.bare and self.bare_call_waits_for_close and offered is not None and name not in offered:
+            return self._reject(events)  # an orphan call to a tool not offered is text
+        for markup in self._skipped:  # the block holds a call: the malformed ones before it are its syntax
+            self._cut(events, markup, MALFORMED_CALL)
+        self._skipped.clear()
         self._begin_call()
-        if self.bare and after != "done":
+        if self.bare and (after != "done" or self.bare_call_waits_for_close):
             self._deferred_name = name  # a block with no open tag proves itself first
         else:
             self._emit_name(events, name)
@@ -167,7 +198,7 @@ class XmlToolParser(ToolParser):
         return MORE
 
     def _start_argument(self, events: Events, what: str) -> Payload:
-        if self._deferred_name is not None:
+        if self._deferred_name is not None and (what == "done" or not self.bare_call_waits_for_close):
             self._emit_name(events, self._deferred_name)
             self._deferred_name = None
         if what == "done":
@@ -182,6 +213,52 @@ class XmlToolParser(ToolParser):
         self._end_call(events)
         self._phase = _FUNCTION
         return PAYLOAD_CLOSED if self.one_call_per_block else MORE
+
+    def _malformed(self, events: Events, at: int) -> Payload:
+        """A hook found no syntax of the dialect at ``at``.  In a block opened by its open tag
+        whose calls end with a tag of their own (``function_close``), that call is skipped to
+        its close tag and recorded in ``dropped`` (once the block holds a call: a block of
+        malformed calls only is text), and the calls around it still parse: ``MORE``, in the
+        skip phase.  Otherwise the block is rejected (``_reject``) as before."""
+        close, block_close = self.function_close, self.tool_close_tag
+        if self.bare or not close or not block_close or block_close in close:
+            return self._reject(events)
+        if self.call_named:
+            self._close_arguments(events)  # what streamed of the call stands; its object is closed
+        elif self.in_call:
+            self._end_call(events)
+        self._phase, self._skip_from, self._skip_seen = _SKIP, at, at
+        return MORE
+
+    def _skip(self, text: str, events: Events, final: bool) -> PayloadStep:
+        """The skip phase: up to and with the function's close tag the markup is dropped, and
+        the next call is read; the block's close tag first ends the payload there.  Neither
+        within ``_SKIP_LIMIT`` characters (or by the end of the reply): the block ends where
+        the malformed call began, as a malformed block always did."""
+        start, close, block_close = self._skip_from, self.function_close, self.tool_close_tag
+        assert block_close is not None  # (``_malformed`` skips only in blocks with a close tag)
+        scan = max(start, self._skip_seen - len(close) - len(block_close))  # a tag may straddle what was seen
+        limit = start + _SKIP_LIMIT
+        found, ends = text.find(close, scan, limit + len(close)), text.find(block_close, scan, limit + len(block_close))
+        if found == -1 and ends == -1:
+            if final or len(text) > limit:
+                self._phase = _FUNCTION
+                return start, self._reject(events)
+            self._skip_from, self._skip_seen = 0, len(text) - start  # the next text starts at ``start``
+            return start, MORE
+        at_close = ends == -1 or (found != -1 and found < ends)
+        end = found + len(close) if at_close else ends
+        markup = text[start:end]
+        if self.committed:
+            self._cut(events, markup, MALFORMED_CALL)
+        else:
+            self._skipped.append(markup)
+        self._phase = _FUNCTION
+        if at_close:
+            return end, MORE
+        if self.committed:
+            return end, PAYLOAD_CLOSED  # the block's close tag is the driver's
+        return start, self._reject(events)
 
     def take_run(self, text: str) -> RunTake | None:
         # Inside a streamed string value, a chunk that holds no head of a tag ending the value

@@ -82,6 +82,7 @@ class Wire:
     call_ends_reasoning: bool = False  # a call opened while reasoning ends it (Gemma 4)
     head: str = ""  # with no open tag: the markup from which a cut-off block is a call (MiniCPM5)
     pseudo_token_markers: str = ""  # a regex: markers that are single tokens of a vocabulary we lack
+    tokenizer: Any = None  # handed to ``create_parser`` (a parser may read its tags off the vocabulary)
 
     # ---- writing ----------------------------------------------------------------------------
 
@@ -129,7 +130,8 @@ class Wire:
         return {**request, **self.request_extra, **fields}
 
     def parser(self, request: Mapping[str, Any] | None) -> Parser:
-        return create_parser(tool_parser=self.tool_parser, reasoning_parser=self.reasoning_parser, request=request)
+        return create_parser(tool_parser=self.tool_parser, reasoning_parser=self.reasoning_parser, request=request,
+                             tokenizer=self.tokenizer)
 
     def chunkings(self, text: str) -> dict[str, list[str]]:
         """Chunkings beyond the validator's own: every real token boundary, and the markers
@@ -540,10 +542,16 @@ MINIMAX_M3 = MiniMaxM3Wire(id="minimax-m3", tool_parser="minimax-m3", reasoning_
 HY = ":opensource"
 
 
-def hunyuan_call(name: str, params: Params) -> str:
-    """One call as the Hy3 template writes it."""
-    body = "".join(f"<arg_key{HY}>{k}</arg_key{HY}>\n<arg_value{HY}>{v}</arg_value{HY}>\n" for k, v in params)
-    return f"<tool_call{HY}>{name}<tool_sep{HY}>\n{body}</tool_call{HY}>\n"
+def hunyuan_layout(suffix: str) -> Callable[[str, Params], str]:
+    """One call as the Hy3 template writes it, its tags suffixed ``suffix``."""
+    def call(name: str, params: Params) -> str:
+        s = suffix
+        body = "".join(f"<arg_key{s}>{k}</arg_key{s}>\n<arg_value{s}>{v}</arg_value{s}>\n" for k, v in params)
+        return f"<tool_call{s}>{name}<tool_sep{s}>\n{body}</tool_call{s}>\n"
+    return call
+
+
+hunyuan_call = hunyuan_layout(HY)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -607,6 +615,30 @@ INKLING = InklingWire(id="inkling", tool_parser="inkling", reasoning_parser="ink
                       close="<|end_message|>", tokenizers=(), block_sep="", think_tag="<|content_thinking|>",
                       think_open="<|content_thinking|>", think_close="<|end_message|>", thinking_off=None,
                       pseudo_token_markers=r"<\|(?:message_model|end_message|content_[a-z_]+)\|>")
+
+class Vocabulary:
+    """A tokenizer as far as a parser asks it: ``get_vocab()`` of the given tokens."""
+
+    def __init__(self, *tokens: str) -> None:
+        self.vocab = {t: i for i, t in enumerate(tokens)}
+
+    def get_vocab(self) -> dict[str, int]:
+        return self.vocab
+
+
+# Hy3-preview's plain tags (vLLM ``hy_v3`` without ``token_suffix``): read by the default parser,
+# whose reasoning tags stay ``:opensource``, and by the parsers a plain vocabulary chooses
+# (``<think>`` reasoning; HY-V4's has no ``<tool_sep>``).
+PLAIN_TAGS = ("<tool_calls>", "</tool_calls>", "<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>",
+              "<arg_value>", "</arg_value>", "<think>", "</think>")
+HUNYUAN_PLAIN = replace(HUNYUAN, id="hunyuan-plain", open="<tool_calls>", close="</tool_calls>",
+                        layout=hunyuan_layout(""))
+HUNYUAN_PREVIEW = replace(HUNYUAN_PLAIN, id="hunyuan-plain-vocabulary", tokenizer=Vocabulary(*PLAIN_TAGS, "<tool_sep>"),
+                          think_tag="<think>", think_open="<think>", think_close="</think>")
+HY_V4_PLAIN = replace(HY_V4, id="hy-v4-plain-vocabulary", open="<tool_calls>", close="</tool_calls>",
+                      layout=hunyuan_layout(""), tokenizer=Vocabulary(*PLAIN_TAGS), think_tag="<think>",
+                      think_close="</think>")
+HUNYUAN_PLAIN_WIRES = (HUNYUAN_PLAIN, HUNYUAN_PREVIEW, HY_V4_PLAIN)
 
 
 # ---- kimi-k3: XTML <|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V… --

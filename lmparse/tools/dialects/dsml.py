@@ -120,10 +120,16 @@ class DeepSeekV32ToolParser(DsmlToolParser):
         f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
 
 
+# DeepSeek-V4 and V4.1 recover malformed output as vLLM 0.33+ does (PROTOCOLS.md): a block
+# opened by a misspelled ``tool_calls`` tag, and an invoke with no block around it (an orphan,
+# a payload open tag), which is a call only with a name the request offers and once its
+# ``</｜DSML｜invoke>`` arrived (``bare_call_waits_for_close``); else it stays text.
 class DeepSeekV4ToolParser(DsmlToolParser):
     summary = '<｜DSML｜tool_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
     template_markers = (DSML, "tool_calls>")
-    tool_open_tags = (f"<{DSML}tool_calls>",)
+    tool_open_tags = (f"<{DSML}tool_calls>", f"<{DSML}toolcalls>", f"<{DSML}tool>")  # (vLLM issue 51914)
+    payload_open_tags = (f'{INVOKE} name="',)
+    bare_call_waits_for_close = True
     tool_close_tag = f"</{DSML}tool_calls>"
     tool_close_prefixes: tuple[str, ...] = (f"</{DSML}tool_calls", f"</{DSML}tool_c", f"</{DSML}tool", f"</{DSML}",
                                             "</")
@@ -138,7 +144,9 @@ class DeepSeekV41ToolParser(DsmlToolParser):
     summary = '<｜DSML｜ calls><｜DSML｜ invoke name="N"><｜DSML｜ parameter name="K" string="true">V</…>'
     # No V4.1 template is published; its tags would be built from the same variable.
     template_markers = (DSML_V41, " calls>")
-    tool_open_tags = (f"<{DSML_V41}calls>",)
+    tool_open_tags = (f"<{DSML_V41}calls>", f"<{DSML_V41}tool_calls>")  # (the older block name)
+    payload_open_tags = (f'<{DSML_V41}invoke name="',)
+    bare_call_waits_for_close = True
     tool_close_tag = f"</{DSML_V41}calls>"
     # Measured with the V4 tokenizer (V4.1's vocabulary is assumed shared, unverified):
     # ``</``, ``｜DSML｜``, `` calls`` / `` parameter``, ``>``.

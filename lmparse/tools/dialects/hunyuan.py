@@ -89,14 +89,30 @@ def tokenizer_vocab(tokenizer: Any) -> HunyuanVocab | None:
     return found
 
 
+_NAMES = ("tool_calls", "tool_call", "tool_sep", "arg_key", "arg_value")
+
+
+def _block_tags(suffix: str) -> dict[str, str]:
+    """The tags a block opened by ``<tool_calls{suffix}>`` is read with (the hooks' attributes)."""
+    t = {name: f"<{name}{suffix}>" for name in _NAMES}
+    ends = {f"end_{name}": f"</{name}{suffix}>" for name in _NAMES if name != "tool_sep"}
+    return {**t, **ends, "tool_close_tag": ends["end_tool_calls"], "arg_value_close": ends["end_arg_value"],
+            "function_close": ends["end_tool_call"]}
+
+
+def _blocks(suffix: str) -> dict[str, dict[str, str]]:
+    """Each open tag -> its block's tags: the suffixed ones, and the plain ones (Hy3-preview,
+    vLLM ``hy_v3`` without ``token_suffix``), which every checkpoint's parser reads too."""
+    return {f"<tool_calls{s}>": _block_tags(s) for s in dict.fromkeys((suffix, ""))}
+
+
 def _tags(suffix: str) -> dict[str, Any]:
     """The class data of the dialect whose tags carry ``suffix``."""
-    t = {name: f"<{name}{suffix}>" for name in ("tool_calls", "tool_call", "tool_sep", "arg_key", "arg_value")}
-    ends = {f"end_{name}": f"</{name}{suffix}>" for name in ("tool_calls", "tool_call", "arg_key", "arg_value")}
-    return {"suffix": suffix, **t, **ends, "tool_open_tags": (t["tool_calls"],),
-            "tool_close_tag": ends["end_tool_calls"], "arg_value_close": ends["end_arg_value"],
-            "summary": f"{t['tool_calls']}{t['tool_call']}NAME{t['arg_key']}K{ends['end_arg_key']}{t['arg_value']}V"
-                       f"{ends['end_arg_value']}…{ends['end_tool_call']}{ends['end_tool_calls']}"}
+    t = _block_tags(suffix)
+    blocks = _blocks(suffix)
+    return {"suffix": suffix, **t, "blocks": blocks, "tool_open_tags": tuple(blocks),
+            "summary": f"{t['tool_calls']}{t['tool_call']}NAME{t['arg_key']}K{t['end_arg_key']}{t['arg_value']}V"
+                       f"{t['end_arg_value']}…{t['end_tool_call']}{t['end_tool_calls']}"}
 
 
 class HunyuanToolParser(XmlToolParser):
@@ -107,9 +123,12 @@ class HunyuanToolParser(XmlToolParser):
     tool_sep = f"<tool_sep{SUFFIX}>"
     arg_key, end_arg_key = f"<arg_key{SUFFIX}>", f"</arg_key{SUFFIX}>"
     arg_value, end_arg_value = f"<arg_value{SUFFIX}>", f"</arg_value{SUFFIX}>"
-    tool_open_tags = (tool_calls,)
+    # Every open tag -> the tags of the block it opens; the plain ``<tool_calls>`` too.
+    blocks = _blocks(SUFFIX)
+    tool_open_tags = tuple(blocks)
     tool_close_tag = end_tool_calls
     arg_value_close = end_arg_value
+    function_close = end_tool_call  # a value missing its close tag ends here; a malformed call is skipped to here
     summary = (f"{tool_calls}\\n{tool_call}NAME{tool_sep}\\n{arg_key}K{end_arg_key}\\n{arg_value}V{end_arg_value}"
                f"\\n…{end_tool_call}\\n{end_tool_calls}")
     tool_close_prefixes = ()  # unverified (no tokenizer): a split anywhere is held
@@ -123,6 +142,14 @@ class HunyuanToolParser(XmlToolParser):
         when it has no Hunyuan tags)."""
         found = tokenizer_vocab(tokenizer)
         return cls if found is None else suffixed_parser(found.suffix, found.v4)
+
+    def start_block(self, open_tag: str) -> None:
+        """The block is read with the tags its open tag carries (suffixed or plain)."""
+        tags = self.blocks.get(open_tag)
+        if tags is not None and tags["tool_close_tag"] != self.tool_close_tag:
+            vars(self).update(tags)  # this instance's hooks and close tags, until another block switches back
+            self._values = self._value_reader(self._calls)
+        super().start_block(open_tag)
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         start, pos = pos, skip_ws(payload, pos)
