@@ -6,6 +6,10 @@
   block's close tag;
 - schema type names beyond JSON Schema's (``int``, ``double``, ``dict``...) and unions
   coerce alike wherever a dialect coerces by schema;
+- (issue 23, rule 4) value typing follows ``$ref`` chains into ``$defs`` / ``definitions``,
+  ``allOf``, ``anyOf`` / ``oneOf`` and ``const``: a value is the one type its text is
+  among those allowed, and a string where a string is allowed and the text is not
+  unambiguously another type;
 - gpt-oss messages to built-in recipients that are not offered are ``dropped``, not reasoning.
 """
 
@@ -20,7 +24,8 @@ from lmparse import create_parser
 
 from .support.stream import Expected, check_parse
 from .support.typed_tools import TOOLS as TYPED_TOOLS
-from .support.wires import ALL_WIRES, DSML_WIRES, LLAMA3, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped
+from .support.wires import (ALL_WIRES, DSML_WIRES, HUNYUAN, HY_V4, LLAMA3, MINICPM5, MINIMAX_M3, MINIMAX_NS,
+                            XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped)
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -97,6 +102,94 @@ KIND_TOOLS = [{"type": "function", "function": {"name": "kinds", "parameters": {
 def test_schema_type_names_beyond_json_schemas_coerce_alike(w: Wire) -> None:
     text = w.plain + one_call(w, "kinds", list(WRITTEN.items()))
     w.check(text, Expected(None, None, [("kinds", json.dumps(COERCED, ensure_ascii=False))]), w.request(tools=KIND_TOOLS))
+
+
+# ---- schema typing through $ref, allOf, anyOf / oneOf, const (issue 23, rule 4) ----------------
+# Every family whose values are raw text typed by the tool's schema: the XML-like ones, DSML's
+# untyped parameters, Hunyuan's pairs, MiniCPM5's params and MiniMax-M3's elements.
+
+TYPED_WIRES = (*SCHEMA_WIRES, HUNYUAN, HY_V4, MINICPM5, MINIMAX_M3)
+
+REF_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "$defs": {
+        "Count": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+        "Alias": {"$ref": "#/$defs/Count"},  # a chain of two
+        "Loop": {"$ref": "#/$defs/Loop"},  # a cycle constrains nothing: a string
+        "Bool": {"type": "boolean"},
+        "Flag": {"allOf": [{"$ref": "#/$defs/Bool"}, {"description": "on or off"}]},
+        "Maybe": {"oneOf": [{"type": "null"}, {"$ref": "#/definitions/Num"}]},
+    },
+    "definitions": {"Num": {"type": "number"}},
+    "properties": {
+        "n": {"$ref": "#/$defs/Alias"}, "word": {"$ref": "#/$defs/Count"}, "zip": {"$ref": "#/$defs/Count"},
+        "flag": {"$ref": "#/$defs/Flag"}, "ratio": {"$ref": "#/$defs/Maybe"}, "none": {"$ref": "#/$defs/Maybe"},
+        "loop": {"$ref": "#/$defs/Loop"}, "mode": {"const": 3}, "whole": {"allOf": [{"type": "number"}, {"type": "int"}]},
+        "ids": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "integer"}}]},
+        "note": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    },
+}
+REF_WRITTEN = [("n", "-7"), ("word", "seven"), ("zip", "007"), ("flag", "true"), ("ratio", "2.5"), ("none", "null"),
+               ("loop", "12"), ("mode", "3"), ("whole", "4"), ("ids", "[1, 2]"), ("note", "costs 5")]
+REF_TYPED = {"n": -7, "word": "seven", "zip": "007", "flag": True, "ratio": 2.5, "none": None, "loop": "12",
+             "mode": 3, "whole": 4, "ids": [1, 2], "note": "costs 5"}
+REF_TOOLS = [{"type": "function", "function": {"name": "refs", "parameters": REF_PARAMETERS}}]
+
+
+@pytest.mark.parametrize("schema,kinds", [
+    ({"$ref": "#/$defs/Alias"}, ("string", "integer")),
+    ({"$ref": "#/$defs/Loop"}, None),
+    ({"$ref": "#/$defs/Missing"}, None),
+    ({"$ref": "#/$defs/Flag"}, ("boolean",)),
+    ({"$ref": "#/$defs/Maybe"}, ("null", "number")),
+    ({"allOf": [{"type": "number"}, {"type": "int"}]}, ("integer",)),
+    ({"allOf": [{"$ref": "#/$defs/Count"}, {"type": ["integer", "null"]}]}, ("integer",)),
+    ({"anyOf": [{"type": "string"}, {}]}, None),  # a branch that allows anything
+    ({"oneOf": [{"const": "a"}, {"const": 1.5}]}, ("string", "number")),
+    ({"enum": ["x", None]}, ("string", "null")),
+    ({"type": "string", "$ref": "#/$defs/Count"}, ("string",)),
+])
+def test_value_types_follow_refs_and_combinators(schema: Any, kinds: Any) -> None:
+    from lmparse.schema import value_types
+
+    assert value_types(schema, REF_PARAMETERS) == kinds
+
+
+@pytest.mark.parametrize("raw,kinds,json_source", [
+    ("-7", ("string", "integer"), "-7"),
+    ("007", ("string", "integer"), '"007"'),  # not unambiguously an integer where a string may be
+    ("+7", ("string", "integer"), '"+7"'),
+    ("007", ("integer",), "7"),  # an integer is all it may be
+    ("abc", ("string", "integer"), '"abc"'),
+    ("true", ("string", "boolean"), "true"),
+    ("yes", ("string", "boolean"), '"yes"'),
+    ("None", ("string", "null"), "null"),
+    ("nil", ("string", "null"), '"nil"'),
+    ("2.5", ("null", "number"), "2.5"),
+    ("None", ("integer", "null"), "null"),
+    ("[1, 2]", ("string", "array"), "[1, 2]"),
+    ("{'k': 1}", ("string", "object"), '{"k": 1}'),
+    ("3", ("integer", "number"), "3"),
+    ("x", ("integer", "boolean"), '"x"'),  # no type fits: as written
+])
+def test_convert_value_takes_the_one_type_the_text_is(raw: str, kinds: Any, json_source: str) -> None:
+    from lmparse.schema import convert_value
+
+    assert convert_value(raw, kinds) == json_source
+
+
+def raw_call(w: Wire, name: str, params: list[tuple[str, str]]) -> str:
+    """One block holding one call whose values are ``params``' text as written (no type said)."""
+    if w is MINIMAX_M3:
+        body = "".join(f"{MINIMAX_NS}<{k}>{v}{MINIMAX_NS}</{k}>" for k, v in params)
+        return f'{w.open}\n{MINIMAX_NS}<invoke name="{name}">{body}{MINIMAX_NS}</invoke>\n{w.close}'
+    return one_call(w, name, params)
+
+
+@pytest.mark.parametrize("w", TYPED_WIRES, ids=lambda w: w.id)
+def test_values_are_typed_through_refs_all_of_any_of_and_const(w: Wire) -> None:
+    text = w.plain + raw_call(w, "refs", REF_WRITTEN)
+    w.check(text, Expected(None, None, [("refs", json.dumps(REF_TYPED, ensure_ascii=False))]), w.request(tools=REF_TOOLS))
 
 
 # ---- whitespace around and between calls --------------------------------------------------------
