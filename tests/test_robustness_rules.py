@@ -10,22 +10,26 @@
   ``allOf``, ``anyOf`` / ``oneOf`` and ``const``: a value is the one type its text is
   among those allowed, and a string where a string is allowed and the text is not
   unambiguously another type;
+- (issue 23, rule 5) a family whose tool markers are single special tokens parses the
+  spelling an engine decoding with ``spaces_between_special_tokens`` writes (one space on
+  each side of every special token);
 - gpt-oss messages to built-in recipients that are not offered are ``dropped``, not reasoning.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 
-from lmparse import create_parser
+from lmparse import ToolParserManager, create_parser
 
 from .support.stream import Expected, check_parse
 from .support.typed_tools import TOOLS as TYPED_TOOLS
 from .support.wires import (ALL_WIRES, DSML_WIRES, HUNYUAN, HY_V4, LLAMA3, MINICPM5, MINIMAX_M3, MINIMAX_NS,
-                            XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped)
+                            SECTION_WIRES, XML_WIRES, DsmlWire, Wire, XmlWire, dsml_untyped)
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -190,6 +194,41 @@ def raw_call(w: Wire, name: str, params: list[tuple[str, str]]) -> str:
 def test_values_are_typed_through_refs_all_of_any_of_and_const(w: Wire) -> None:
     text = w.plain + raw_call(w, "refs", REF_WRITTEN)
     w.check(text, Expected(None, None, [("refs", json.dumps(REF_TYPED, ensure_ascii=False))]), w.request(tools=REF_TOOLS))
+
+
+# ---- special tokens decoded with spaces between them (issue 23, rule 5) -------------------------
+# vLLM's slow-tokenizer detokenizer and Hugging Face's ``decode`` with
+# ``spaces_between_special_tokens`` join the text between added tokens and the tokens with one
+# space.  Which families: those whose every tool marker is one added token (checked against
+# the vocabularies in the test data where there is one: DeepSeek V3 / V3.1; Kimi-K2's ids are
+# documented in its dialect).  GLM, MiniMax-M2 and Qwen write plain-text tags that prose can
+# hold (``use <tool_call> tags``), so a space after them cannot be told from prose.
+
+SPACED_WIRES = SECTION_WIRES
+
+
+def spaced_decoding(text: str, tokens: tuple[str, ...]) -> str:
+    """``text`` as a detokenizer joining special tokens with spaces writes it."""
+    pattern = "(" + "|".join(map(re.escape, sorted(tokens, key=len, reverse=True))) + ")"
+    return " ".join(part for part in re.split(pattern, text) if part)
+
+
+@pytest.mark.parametrize("w", SPACED_WIRES, ids=lambda w: w.id)
+def test_a_spaced_decoding_of_special_tokens_parses_as_the_plain_one(w: Wire) -> None:
+    tokens = ToolParserManager.get(w.tool_parser).spaced_tokens
+    assert tokens, "the family lists its special-token markers"
+    calls = [("f", '{"a": "x  y", "b": [1, 2]}'), ("g", "{}")]
+    text = w.plain + spaced_decoding("Sure." + w.block(*calls) + "\nDone.", tokens)
+    assert " " + w.open + " " in text  # (the spaced form is what is parsed)
+    # The space joined before the section opener stays text: it cannot be told from the text's own.
+    w.check(text, Expected("Sure. \nDone.", None, calls))
+
+
+@pytest.mark.parametrize("w", SPACED_WIRES, ids=lambda w: w.id)
+def test_a_spaced_decoding_of_two_blocks_and_a_text_space(w: Wire) -> None:
+    tokens = ToolParserManager.get(w.tool_parser).spaced_tokens
+    text = w.plain + spaced_decoding("Sure " + w.block(("f", '{"a": 1}')) + " " + w.block(("g", "{}")) + " Done.", tokens)
+    w.check(text, Expected("Sure" + " " * 5 + "Done.", None, [("f", '{"a": 1}'), ("g", "{}")]))
 
 
 # ---- whitespace around and between calls --------------------------------------------------------
