@@ -305,3 +305,21 @@ def test_a_templates_turn_of_text_and_calls_parses_to_exactly_the_text(path, too
     content, _, got = check_parse(make, reply, None)
     assert [(name, json.loads(arguments)) for name, arguments in got] == calls
     assert (content or "").lstrip() == "Let me check."  # (what precedes it is the reasoning's layout)
+
+
+# ---- a malformed call never yields arguments that are not JSON (issue 23, rule 6) ------------------
+
+def test_a_literal_call_broken_after_its_opener_keeps_json_arguments_and_drops_its_markup() -> None:
+    """Gemma 4 (fuzz seed 72158): ``call:f(`` then ``{``: the arguments were ``{`` and the
+    ``{`` came out in the content too."""
+    from .support.wires import GEMMA4
+
+    tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": ["number", "null"]}}}}} for n in ("f", "g")]
+    text = ('<think>plan</think>Sure.\n<|tool_call>call:f({c:null,a:<|"|></think><"q"><|"|>}<tool_call|>'
+            '<|tool_call>call:g{}<tool_call|>\nDone.')
+    make = lambda: create_parser(tool_parser="gemma4", reasoning_parser="default", request={"tools": tools})  # noqa: E731
+    check_parse(make, text, Expected("Sure.\n\nDone.", "plan", [("f", "{}"), ("g", "{}")]), GEMMA4.chunkings(text))
+    parser = make()
+    parser.parse_complete(text)
+    assert [(d.reason.split(":")[0], d.text) for d in parser.dropped] == [("malformed", '{c:null,a:<|"|></think><"q"><|"|>}')]
