@@ -3,6 +3,7 @@ raises, the stream invariants hold, and any chunking folds to the complete parse
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -161,6 +162,12 @@ FOUND = [
     # spelling is now taken only around a dropped block.
     ("minicpm5", "default", True,
      '<think>plan</think>Sure.\n<function name="f"><param name="a">x y</param><paramame="'),
+    # A literal call broken right after its opener (seed 72158): its arguments were ``{`` (not
+    # JSON) and the ``{`` of the input came out in the content too.  The call's arguments are
+    # now closed as JSON and the rest of its block is a ``dropped`` record.
+    ("gemma4", "default", True,
+     '<think>plan</think>Sure.\n<|tool_call>call:f({c:null,a:<|"|></think><"q"><|"|>}<tool_call|><|tool_call>call:g{}'
+     '<tool_call|>\nDone.'),
 ]
 
 
@@ -171,6 +178,8 @@ def test_found_inputs(dialect, reasoning, with_tools, text):
 
     expected = result_of(make().parse_complete(text))
     check_chunkings(make, text, expected, ([text], list(text), random_chunks(text, random.Random(0), 7)))
+    for _name, arguments in expected[2]:
+        assert isinstance(json.loads(arguments), dict), arguments  # a malformed call never yields non-JSON
 
 
 HARMONY_PIECES = ["<|start|>", "<|channel|>", "<|message|>", "<|end|>", "<|call|>", "<|return|>", "<|constrain|>",

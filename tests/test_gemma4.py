@@ -154,7 +154,7 @@ VARIANTS = [
     ("call_ends_reasoning", "<|channel>thought\nhmm" + CALL, Expected(None, "hmm", WEATHER)),
     ("stray_close_after_a_call_is_dropped", "<|channel>thought\nhm" + CALL + "<channel|>Done.",
      Expected("Done.", "hm", WEATHER)),
-    ("key_that_breaks_off_goes_back_to_text", "<|tool_call>call:f{ab<b>x", Expected("ab<b>x", None, [("f", "{")])),
+    ("key_that_breaks_off_goes_back_to_text", "<|tool_call>call:f{ab<b>x", Expected("ab<b>x", None, [("f", "{}")])),
     ("no_call_word_is_text", "<|tool_call>hello<tool_call|>", Expected("<|tool_call>hello<tool_call|>")),
     ("unknown_name_dropped", GEMMA4.call("zzz", "{}") + CALL, Expected(None, None, WEATHER)),
 ]

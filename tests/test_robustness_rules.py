@@ -6,23 +6,32 @@
   block's close tag;
 - schema type names beyond JSON Schema's (``int``, ``double``, ``dict``...) and unions
   coerce alike wherever a dialect coerces by schema;
+- (issue 23, rule 4) value typing follows ``$ref`` chains into ``$defs`` / ``definitions``,
+  ``allOf``, ``anyOf`` / ``oneOf`` and ``const``: a value is the one type its text is
+  among those allowed, and a string where a string is allowed and the text is not
+  unambiguously another type;
+- (issue 23, rule 5) a family whose tool markers are single special tokens parses the
+  spelling an engine decoding with ``spaces_between_special_tokens`` writes (one space on
+  each side of every special token);
 - gpt-oss messages to built-in recipients that are not offered are ``dropped``, not reasoning.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 
-from lmparse import create_parser
+from lmparse import ToolParserManager, create_parser
 from lmparse.tools.xml import MALFORMED_CALL
 
 from .support.stream import Expected, check_parse
 from .support.typed_tools import TOOLS as TYPED_TOOLS
-from .support.wires import (ALL_WIRES, DSML, DSML_WIRES, HUNYUAN, HUNYUAN_PLAIN, HUNYUAN_PLAIN_WIRES, LLAMA3, V4, V41,
-                            XML_WIRES, DsmlWire, Wire, XmlWire, XtmlWire, dsml_untyped)
+from .support.wires import (ALL_WIRES, DSML, DSML_WIRES, HUNYUAN, HUNYUAN_PLAIN, HUNYUAN_PLAIN_WIRES, HY_V4, LLAMA3,
+                            MINICPM5, MINIMAX_M3, MINIMAX_NS, SECTION_WIRES, V4, V41, XML_WIRES, DsmlWire, Wire,
+                            XmlWire, XtmlWire, dsml_untyped)
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -99,6 +108,129 @@ KIND_TOOLS = [{"type": "function", "function": {"name": "kinds", "parameters": {
 def test_schema_type_names_beyond_json_schemas_coerce_alike(w: Wire) -> None:
     text = w.plain + one_call(w, "kinds", list(WRITTEN.items()))
     w.check(text, Expected(None, None, [("kinds", json.dumps(COERCED, ensure_ascii=False))]), w.request(tools=KIND_TOOLS))
+
+
+# ---- schema typing through $ref, allOf, anyOf / oneOf, const (issue 23, rule 4) ----------------
+# Every family whose values are raw text typed by the tool's schema: the XML-like ones, DSML's
+# untyped parameters, Hunyuan's pairs, MiniCPM5's params and MiniMax-M3's elements.
+
+TYPED_WIRES = (*SCHEMA_WIRES, HUNYUAN, HY_V4, MINICPM5, MINIMAX_M3)
+
+REF_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "$defs": {
+        "Count": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+        "Alias": {"$ref": "#/$defs/Count"},  # a chain of two
+        "Loop": {"$ref": "#/$defs/Loop"},  # a cycle constrains nothing: a string
+        "Bool": {"type": "boolean"},
+        "Flag": {"allOf": [{"$ref": "#/$defs/Bool"}, {"description": "on or off"}]},
+        "Maybe": {"oneOf": [{"type": "null"}, {"$ref": "#/definitions/Num"}]},
+    },
+    "definitions": {"Num": {"type": "number"}},
+    "properties": {
+        "n": {"$ref": "#/$defs/Alias"}, "word": {"$ref": "#/$defs/Count"}, "zip": {"$ref": "#/$defs/Count"},
+        "flag": {"$ref": "#/$defs/Flag"}, "ratio": {"$ref": "#/$defs/Maybe"}, "none": {"$ref": "#/$defs/Maybe"},
+        "loop": {"$ref": "#/$defs/Loop"}, "mode": {"const": 3}, "whole": {"allOf": [{"type": "number"}, {"type": "int"}]},
+        "ids": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "integer"}}]},
+        "note": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    },
+}
+REF_WRITTEN = [("n", "-7"), ("word", "seven"), ("zip", "007"), ("flag", "true"), ("ratio", "2.5"), ("none", "null"),
+               ("loop", "12"), ("mode", "3"), ("whole", "4"), ("ids", "[1, 2]"), ("note", "costs 5")]
+REF_TYPED = {"n": -7, "word": "seven", "zip": "007", "flag": True, "ratio": 2.5, "none": None, "loop": "12",
+             "mode": 3, "whole": 4, "ids": [1, 2], "note": "costs 5"}
+REF_TOOLS = [{"type": "function", "function": {"name": "refs", "parameters": REF_PARAMETERS}}]
+
+
+@pytest.mark.parametrize("schema,kinds", [
+    ({"$ref": "#/$defs/Alias"}, ("string", "integer")),
+    ({"$ref": "#/$defs/Loop"}, None),
+    ({"$ref": "#/$defs/Missing"}, None),
+    ({"$ref": "#/$defs/Flag"}, ("boolean",)),
+    ({"$ref": "#/$defs/Maybe"}, ("null", "number")),
+    ({"allOf": [{"type": "number"}, {"type": "int"}]}, ("integer",)),
+    ({"allOf": [{"$ref": "#/$defs/Count"}, {"type": ["integer", "null"]}]}, ("integer",)),
+    ({"anyOf": [{"type": "string"}, {}]}, None),  # a branch that allows anything
+    ({"oneOf": [{"const": "a"}, {"const": 1.5}]}, ("string", "number")),
+    ({"enum": ["x", None]}, ("string", "null")),
+    ({"type": "string", "$ref": "#/$defs/Count"}, ("string",)),
+])
+def test_value_types_follow_refs_and_combinators(schema: Any, kinds: Any) -> None:
+    from lmparse.schema import value_types
+
+    assert value_types(schema, REF_PARAMETERS) == kinds
+
+
+@pytest.mark.parametrize("raw,kinds,json_source", [
+    ("-7", ("string", "integer"), "-7"),
+    ("007", ("string", "integer"), '"007"'),  # not unambiguously an integer where a string may be
+    ("+7", ("string", "integer"), '"+7"'),
+    ("007", ("integer",), "7"),  # an integer is all it may be
+    ("abc", ("string", "integer"), '"abc"'),
+    ("true", ("string", "boolean"), "true"),
+    ("yes", ("string", "boolean"), '"yes"'),
+    ("None", ("string", "null"), "null"),
+    ("nil", ("string", "null"), '"nil"'),
+    ("2.5", ("null", "number"), "2.5"),
+    ("None", ("integer", "null"), "null"),
+    ("[1, 2]", ("string", "array"), "[1, 2]"),
+    ("{'k': 1}", ("string", "object"), '{"k": 1}'),
+    ("3", ("integer", "number"), "3"),
+    ("x", ("integer", "boolean"), '"x"'),  # no type fits: as written
+])
+def test_convert_value_takes_the_one_type_the_text_is(raw: str, kinds: Any, json_source: str) -> None:
+    from lmparse.schema import convert_value
+
+    assert convert_value(raw, kinds) == json_source
+
+
+def raw_call(w: Wire, name: str, params: list[tuple[str, str]]) -> str:
+    """One block holding one call whose values are ``params``' text as written (no type said)."""
+    if w is MINIMAX_M3:
+        body = "".join(f"{MINIMAX_NS}<{k}>{v}{MINIMAX_NS}</{k}>" for k, v in params)
+        return f'{w.open}\n{MINIMAX_NS}<invoke name="{name}">{body}{MINIMAX_NS}</invoke>\n{w.close}'
+    return one_call(w, name, params)
+
+
+@pytest.mark.parametrize("w", TYPED_WIRES, ids=lambda w: w.id)
+def test_values_are_typed_through_refs_all_of_any_of_and_const(w: Wire) -> None:
+    text = w.plain + raw_call(w, "refs", REF_WRITTEN)
+    w.check(text, Expected(None, None, [("refs", json.dumps(REF_TYPED, ensure_ascii=False))]), w.request(tools=REF_TOOLS))
+
+
+# ---- special tokens decoded with spaces between them (issue 23, rule 5) -------------------------
+# vLLM's slow-tokenizer detokenizer and Hugging Face's ``decode`` with
+# ``spaces_between_special_tokens`` join the text between added tokens and the tokens with one
+# space.  Which families: those whose every tool marker is one added token (checked against
+# the vocabularies in the test data where there is one: DeepSeek V3 / V3.1; Kimi-K2's ids are
+# documented in its dialect).  GLM, MiniMax-M2 and Qwen write plain-text tags that prose can
+# hold (``use <tool_call> tags``), so a space after them cannot be told from prose.
+
+SPACED_WIRES = SECTION_WIRES
+
+
+def spaced_decoding(text: str, tokens: tuple[str, ...]) -> str:
+    """``text`` as a detokenizer joining special tokens with spaces writes it."""
+    pattern = "(" + "|".join(map(re.escape, sorted(tokens, key=len, reverse=True))) + ")"
+    return " ".join(part for part in re.split(pattern, text) if part)
+
+
+@pytest.mark.parametrize("w", SPACED_WIRES, ids=lambda w: w.id)
+def test_a_spaced_decoding_of_special_tokens_parses_as_the_plain_one(w: Wire) -> None:
+    tokens = ToolParserManager.get(w.tool_parser).spaced_tokens
+    assert tokens, "the family lists its special-token markers"
+    calls = [("f", '{"a": "x  y", "b": [1, 2]}'), ("g", "{}")]
+    text = w.plain + spaced_decoding("Sure." + w.block(*calls) + "\nDone.", tokens)
+    assert " " + w.open + " " in text  # (the spaced form is what is parsed)
+    # The space joined before the section opener stays text: it cannot be told from the text's own.
+    w.check(text, Expected("Sure. \nDone.", None, calls))
+
+
+@pytest.mark.parametrize("w", SPACED_WIRES, ids=lambda w: w.id)
+def test_a_spaced_decoding_of_two_blocks_and_a_text_space(w: Wire) -> None:
+    tokens = ToolParserManager.get(w.tool_parser).spaced_tokens
+    text = w.plain + spaced_decoding("Sure " + w.block(("f", '{"a": 1}')) + " " + w.block(("g", "{}")) + " Done.", tokens)
+    w.check(text, Expected("Sure" + " " * 5 + "Done.", None, [("f", '{"a": 1}'), ("g", "{}")]))
 
 
 # ---- whitespace around and between calls --------------------------------------------------------
@@ -330,3 +462,21 @@ def test_an_orphan_invoke_that_is_not_a_sure_call_stays_text(w: DsmlWire) -> Non
     ]
     for text, request in cases:
         w.check(w.plain + text, Expected(text, None, []), request)
+
+
+# ---- a malformed call never yields arguments that are not JSON (issue 23, rule 6) ------------------
+
+def test_a_literal_call_broken_after_its_opener_keeps_json_arguments_and_drops_its_markup() -> None:
+    """Gemma 4 (fuzz seed 72158): ``call:f(`` then ``{``: the arguments were ``{`` and the
+    ``{`` came out in the content too."""
+    from .support.wires import GEMMA4
+
+    tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": ["number", "null"]}}}}} for n in ("f", "g")]
+    text = ('<think>plan</think>Sure.\n<|tool_call>call:f({c:null,a:<|"|></think><"q"><|"|>}<tool_call|>'
+            '<|tool_call>call:g{}<tool_call|>\nDone.')
+    make = lambda: create_parser(tool_parser="gemma4", reasoning_parser="default", request={"tools": tools})  # noqa: E731
+    check_parse(make, text, Expected("Sure.\n\nDone.", "plan", [("f", "{}"), ("g", "{}")]), GEMMA4.chunkings(text))
+    parser = make()
+    parser.parse_complete(text)
+    assert [(d.reason.split(":")[0], d.text) for d in parser.dropped] == [("malformed", '{c:null,a:<|"|></think><"q"><|"|>}')]

@@ -135,6 +135,8 @@ class Lexers:
             return _END, pos, pos
         tag = opens.startswith_at(buf, ws_end)
         if tag is not None:
+            if ws_end > pos and buf[ws_end - 1] == " " and " " + tag in self.markers.tag_of:
+                ws_end -= 1  # the space a spaced open tag starts with (``tools/spaced.py``) is the tag's
             return self.markers.kind_of[tag], pos, ws_end
         return _TEXT, pos, pos
 

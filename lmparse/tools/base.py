@@ -35,6 +35,7 @@ from ..markers import WHITESPACE
 from ..messages import Deltas, FunctionCall, ToolCall
 from ..request import ParserRequest
 from .calls import NO_CALL, UNNAMED, CallEmitter, Events, DroppedCall, new_call_id
+from .spaced import Spacing, spacing_for
 from .syntax import CallSyntax
 
 __all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "TRUNCATED", "RUN_STEPS", "RunTake", "DroppedCall",
@@ -118,6 +119,11 @@ class ToolParser:
     # Markers of the family's message framing that are neither content nor calls (Kimi-K3's
     # ``<|open|>response<|sep|>``): the router drops them from the content.
     framing_markers: tuple[str, ...] = ()
+    # The block's markers that are single special tokens, where an engine decoding with
+    # ``spaces_between_special_tokens`` writes a space on each side of each: a block opened
+    # after a space (list the open tags with ``spaced.spaced_open_tags``) or with one right
+    # after its open tag is read without those spaces (``lmparse.tools.spaced``).
+    spaced_tokens: tuple[str, ...] = ()
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:
@@ -148,6 +154,12 @@ class ToolParser:
         self._payload_closed = False  # the dialect's grammar ended: the close tag is next
         self._bare = open_tag == ""
         self.run_open = False  # the next chunk may be taken whole by the dialect's fast lane (``take_run``)
+        # Spaced special tokens: said by the open tag (after a space), else by the block's first character.
+        spaced = bool(self.spaced_tokens) and open_tag.startswith(" ")
+        self._spacing: Spacing | None = spacing_for(self.spaced_tokens) if spaced else None
+        self._spacing_undecided = bool(self.spaced_tokens) and bool(open_tag) and not spaced
+        self._after_token = True  # what the block consumed ends at a token (its open tag, first)
+        self._close_pending = False  # a spaced block closed at the end of the text: the space after it is its own
         self._reset_payload()
 
     @property
@@ -162,6 +174,32 @@ class ToolParser:
 
     def feed_tool_block(self, text: str, events: Events, final: bool = False) -> BlockStep:
         """Consume a prefix of ``text`` (which starts inside the block); what it decided goes to ``events``."""
+        if self._spacing_undecided and text:
+            self._spacing_undecided = False
+            if text[0] == " ":
+                self._spacing = spacing_for(self.spaced_tokens)
+        spacing = self._spacing
+        if spacing is None:
+            return self._feed_block(text, events, final)
+        if self._close_pending:
+            if not text and not final:
+                return _new_step(BlockStep, (0, OPEN, True))
+            self._close_pending = False
+            return _new_step(BlockStep, (1 if text.startswith(" ") else 0, CLOSED, True))
+        body, removed = spacing.squeeze(text, self._after_token)
+        step = self._feed_block(body, events, final)
+        self.run_open = False  # the lane would take a layout space before a token as argument text
+        done = step.consumed
+        consumed = len(text) if final and done == len(body) else Spacing.original(done, removed, len(text))
+        if consumed:
+            self._after_token = spacing.ends_at_token(text, consumed)
+        if step.status == CLOSED and consumed == len(text) and self._after_token and not final:
+            self._close_pending = True  # the space after the close tag may come next
+            return _new_step(BlockStep, (consumed, OPEN, True))
+        return step if consumed == done else _new_step(BlockStep, (consumed, step.status, step.committed))
+
+    def _feed_block(self, text: str, events: Events, final: bool) -> BlockStep:
+        """``feed_tool_block`` on text without layout spaces."""
         pos = 0
         if not self._payload_closed:
             pos, status = self._consume_stream_payload(text, events, final=final)

@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from ..markers import held_prefix_start, skip_ws
-from ..schema import schema_type
+from ..schema import resolve, schema_type, streams_as_string, value_types
 from .value_grammar import JsonWriter
 from .xml import convert_value
 
@@ -51,8 +51,9 @@ class _Frame:
         self.schema = schema
 
 
-def _child_schema(frame: _Frame, name: str) -> Any:
-    schema = frame.schema if isinstance(frame.schema, dict) else {}
+def _child_schema(frame: _Frame, name: str, root: Any) -> Any:
+    schema = resolve(frame.schema, root)
+    schema = schema if isinstance(schema, dict) else {}
     if frame.kind == "[":
         return schema.get("items")
     props = schema.get("properties")
@@ -70,7 +71,7 @@ class ElementTranslator:
     input or after a break: open strings and containers are closed, a buffered scalar is
     converted as it stands, nothing is invented."""
 
-    __slots__ = ("prefix", "writer", "item", "outer", "stops", "_frames", "_parts", "done", "broken")
+    __slots__ = ("prefix", "writer", "item", "outer", "stops", "_frames", "_parts", "done", "broken", "_root")
 
     def __init__(self, prefix: str, schema: Any, *, root: str, outer: tuple[str, ...] = (), stops: tuple[str, ...] = (),
                  item: str = "item") -> None:
@@ -79,6 +80,7 @@ class ElementTranslator:
         self.item = item
         self.outer = outer
         self.stops = stops
+        self._root = schema  # what the schemas' ``$ref``s point into
         self._frames = [_Frame(root, "{", schema)]
         self._parts: list[str] = []  # a buffered scalar read so far
         self.done = False
@@ -150,10 +152,10 @@ class ElementTranslator:
         elif frame.kind == _STRING:
             w.string_close()
         elif frame.kind == _SCALAR:
-            w.out.append(convert_value("".join(self._parts), schema_type(frame.schema)))
+            w.out.append(convert_value("".join(self._parts), value_types(frame.schema, self._root)))
             self._parts = []
         else:
-            w.out.append(_EMPTY.get(schema_type(frame.schema) or "", '""'))
+            w.out.append(_EMPTY.get(schema_type(frame.schema, self._root) or "", '""'))
 
     # ---- states ---------------------------------------------------------------------------
 
@@ -181,7 +183,7 @@ class ElementTranslator:
             self.writer.key(name)
         else:
             self.writer.element()
-        self._frames.append(_Frame(name, _UNKNOWN, _child_schema(frame, name)))
+        self._frames.append(_Frame(name, _UNKNOWN, _child_schema(frame, name, self._root)))
         return end
 
     def _value_start(self, text: str, pos: int) -> int | None:
@@ -197,11 +199,11 @@ class ElementTranslator:
             if closing and self._ends_open_element(name) or self._ends_here(found):
                 return self._members(text, pos)  # an empty element (or a missing closer)
             if not closing:
-                array = name == self.item and schema_type(frame.schema) != "object"
+                array = name == self.item and schema_type(frame.schema, self._root) != "object"
                 frame.kind = "[" if array else "{"
                 self.writer.begin(frame.kind)
                 return pos
-        frame.kind = _STRING if schema_type(frame.schema) in (None, "string") else _SCALAR
+        frame.kind = _STRING if streams_as_string(value_types(frame.schema, self._root), text[pos]) else _SCALAR
         if frame.kind == _STRING:
             self.writer.string_open()
         return pos

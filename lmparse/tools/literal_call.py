@@ -28,7 +28,9 @@ __all__ = ["LiteralCallParser", "JsonCallParser", "NAME_CHARS"]
 
 NAME_CHARS = re.compile(r"[^{}()<>\s,:]*")  # characters of a function name
 _MAX_NAME = 256  # longer is prose, not a name: a bound on what is held
-_HEAD, _ARGS = range(2)
+_HEAD, _ARGS, _SKIP = range(3)
+_SKIP_LIMIT = 1024  # how far past a break the block's close tag makes the rest of it markup
+_BROKEN = "malformed: the arguments broke off; the rest of the block is its markup"
 
 
 class LiteralCallParser(ToolParser):
@@ -47,6 +49,8 @@ class LiteralCallParser(ToolParser):
 
     def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos = 0
+        if self._phase == _SKIP:
+            return self._skip_to_close(text, events, final)
         if self._phase == _HEAD:
             pos, status = self._consume_head(text, events)
             if status is not MORE or self._phase == _HEAD:
@@ -84,8 +88,26 @@ class LiteralCallParser(ToolParser):
             self._end_call(events)
             return pos, PAYLOAD_CLOSED
         if literal.broken:
-            return pos, self._reject(events)  # after the name: the call ends with what it had
+            # After the name: the call ends with what it had, closed as JSON, and the block's
+            # text up to its close tag is markup (``dropped``), never content.
+            literal.close_broken()
+            self._calls.arguments(events, literal.writer.take())
+            self._end_call(events)
+            self._phase = _SKIP
+            rest = self._skip_to_close(text[pos:], events, final)
+            return pos + rest[0], rest[1]
         return pos, MORE
+
+    def _skip_to_close(self, text: str, events: Events, final: bool) -> PayloadStep:
+        """The rest of a broken call's block: up to the close tag, found within
+        ``_SKIP_LIMIT``, a ``dropped`` record; else nothing (the text is the reply's)."""
+        close = self.tool_close_tag
+        found = text.find(close, 0, _SKIP_LIMIT + len(close)) if close else -1
+        if found == -1 and not final and len(text) < _SKIP_LIMIT + len(close or ""):
+            return 0, MORE  # wait for the close tag (held by the router)
+        if found > 0:
+            self._cut(events, text[:found], _BROKEN)
+        return max(found, 0), PAYLOAD_CLOSED
 
     @classmethod
     def write_arguments(cls, arguments: str) -> str:

@@ -224,6 +224,19 @@ class LiteralTranslator:
             self._token = []
             self._state = _AFTER
 
+    def close_broken(self) -> None:
+        """The value broke off: what was written is closed as JSON (an open string, a key
+        whose value never came as ``""``, every open container), so a call that carried
+        it still carries an object.  The text that broke it is not read."""
+        w = self.writer
+        self.finish()
+        if self._state == _STRING:
+            w.string_close()
+        elif self._state == _VALUE and self._stack and self._stack[-1] != "]" and not w.empty:
+            w.out.append('""')  # ``{k:`` then the break: the emptiest value, nothing read
+        while self._stack:
+            self._close(self._stack[-1])
+
     def _structural(self, text: str, pos: int, final: bool) -> int:
         """One structural step at ``text[pos]`` (not whitespace); returns ``pos`` to wait."""
         g, w, c = self.grammar, self.writer, text[pos]

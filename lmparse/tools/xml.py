@@ -191,7 +191,7 @@ class XmlToolParser(ToolParser):
             self._emit_name(events, name)
         schema = self.request.schema_for(name) if self.request.tools else None
         props = schema.get("properties") if isinstance(schema, dict) else None
-        self._values.begin_call(props if isinstance(props, dict) else {})
+        self._values.begin_call(props if isinstance(props, dict) else {}, schema)
         if after == "done":
             return self._close_arguments(events)
         self._phase = _ARG_START

@@ -12,14 +12,12 @@ converted then (``convert_value``); a value declared JSON is forwarded verbatim.
 
 from __future__ import annotations
 
-import ast
 import json
-import re
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any, NamedTuple
 
 from ..markers import WHITESPACE, MarkerSet
-from ..schema import canonical_type, declared_type, schema_type
+from ..schema import Kinds, convert_value, declared_type, streams_as_string, value_types
 from .calls import CallEmitter, Events
 from .json_scanner import JsonValueScanner
 
@@ -34,62 +32,9 @@ class Typed(NamedTuple):
 
 # How a value is carried into the arguments object.
 _STREAM, _BUFFER, _JSON = range(3)
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 # How far past an enclosing close tag met inside a value the value's own close tag is looked for.
 _LOOKAHEAD = 256
-
-
-def convert_value(raw: str, kind: str | None) -> str:
-    """JSON source for a complete value of a schema type (any name ``canonical_type``
-    knows: ``int``, ``double``, ``dict``...); what does not convert stays a string."""
-    kind = canonical_type(kind) or kind
-    text = raw.strip()
-    if kind == "integer":
-        if re.fullmatch(r"[-+]?\d+", text):
-            return str(int(text))
-    elif kind == "number":
-        if _JSON_NUMBER.fullmatch(text):
-            return text
-        try:
-            number = float(text)
-        except ValueError:
-            pass
-        else:
-            if number == number and number not in (float("inf"), float("-inf")):
-                return json.dumps(int(number) if number.is_integer() and "." not in text else number)
-    elif kind == "boolean":
-        if text.lower() in ("true", "false"):
-            return text.lower()
-    elif kind == "null":
-        if text.lower() in ("null", "none"):
-            return "null"
-    elif kind == "json":  # declared JSON with no schema type: a JSON scalar as written
-        if _JSON_NUMBER.fullmatch(text) or text in ("true", "false", "null"):
-            return text
-    elif kind in ("array", "object"):
-        wanted = list if kind == "array" else dict
-        for load in (json.loads, ast.literal_eval):
-            try:
-                value = load(text)
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                continue
-            if isinstance(value, wanted):
-                try:
-                    return json.dumps(value, ensure_ascii=False)
-                except (TypeError, ValueError):
-                    break
-    if kind not in (None, "string") and text in ("null", "None"):
-        return "null"  # an optional typed value, written null (JSON templates) or None (Python str)
-    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
-        try:
-            value = json.loads(text)
-        except ValueError:
-            pass
-        else:
-            if isinstance(value, str):
-                return encode_basestring(value)
-    return encode_basestring(raw)
 
 
 def argument_items(arguments: str) -> list[tuple[str, str]]:
@@ -144,7 +89,8 @@ class XmlValueReader:
 
     __slots__ = ("_calls", "value_close", "value_newlines", "arguments_close", "wrapper", "parameter_open",
                  "_value_stops", "_arg_end", "_whole_end", "_wrap_end", "reading", "_mode", "_kind", "_fresh",
-                 "_parts", "_scanner", "_close", "_end", "_whole", "_wrapped", "_args_open", "_properties", "lane")
+                 "_parts", "_scanner", "_close", "_end", "_whole", "_wrapped", "_args_open", "_properties", "_root",
+                 "_either", "lane")
 
     def __init__(self, calls: CallEmitter, value_close: str, enclosing: tuple[str | None, ...], *,
                  value_newlines: bool = False, arguments_close: str = "", wrapper: tuple[str, str] | None = None,
@@ -172,7 +118,8 @@ class XmlValueReader:
         # chunk without them is value text as it stands: the driver's fast lane); else None.
         self.lane: MarkerSet | None = None
         self._mode = _STREAM
-        self._kind: str | None = None
+        self._kind: str | Kinds | None = None
+        self._either = False  # a string or another type: the first character decides
         self._fresh = False
         self._parts: list[str] = []
         self._scanner: JsonValueScanner | None = None
@@ -181,10 +128,13 @@ class XmlValueReader:
         self._wrapped = False  # inside ``wrapper``
         self._args_open = False  # the arguments object's ``{`` was written
         self._properties: dict[str, Any] = {}
+        self._root: Any = None
 
-    def begin_call(self, properties: dict[str, Any]) -> None:
-        """A call's arguments begin; ``properties``: its schema's (they type the values)."""
+    def begin_call(self, properties: dict[str, Any], root: Any = None) -> None:
+        """A call's arguments begin; ``properties``: its schema's (they type the values),
+        ``root``: the parameters schema their ``$ref``s point into."""
         self._properties = properties
+        self._root = root
         self._args_open = False
 
     def open(self, events: Events, key: str, declared: str | Typed | None) -> bool:
@@ -199,17 +149,23 @@ class XmlValueReader:
         header = encode_basestring(key) + ": "
         self._calls.arguments(events, (", " if self._args_open else "{") + header)
         self._args_open = True
+        self._either = False
         if declared == "json":
             # A bare scalar is converted at the closing tag: by the schema, else as JSON.
-            self._mode, self._kind = _JSON, schema_type(self._properties.get(key)) or "json"
+            kinds = value_types(self._properties.get(key), self._root)
+            self._mode, self._kind = _JSON, kinds or "json"
             self._scanner = JsonValueScanner()
         else:
             if isinstance(declared, Typed):
-                kind: str | None = declared_type(declared.name, self._properties.get(key))
+                kinds = (declared_type(declared.name, self._properties.get(key), self._root),)
             else:
-                kind = "string" if declared == "string" else schema_type(self._properties.get(key))
-            self._kind = kind
-            self._mode = _STREAM if kind in (None, "string") else _BUFFER
+                kinds = ("string",) if declared == "string" else value_types(self._properties.get(key), self._root)
+            self._kind = kinds
+            if kinds is None or kinds == ("string",):
+                self._mode = _STREAM
+            else:
+                self._mode = _STREAM if "string" in kinds else _BUFFER
+                self._either = self._mode == _STREAM
         self._parts = []
         # Declared raw text (``string``, or a written type that is a string): a leading quote is data.
         self._fresh = not (declared == "string" or (isinstance(declared, Typed) and self._mode == _STREAM))
@@ -250,7 +206,9 @@ class XmlValueReader:
                     return start  # maybe the wrapper's opening: wait
             self._fresh = False
             if self._mode == _STREAM:
-                if pos < n and text[pos] == '"' and not self._wrapped:
+                kinds = self._kind if self._either and not isinstance(self._kind, str) else None
+                if pos < n and not self._wrapped and (
+                        not streams_as_string(kinds, text[pos]) if kinds else text[pos] == '"'):
                     self._mode = _BUFFER
                 else:
                     self._calls.arguments(events, '"')

@@ -32,6 +32,9 @@ class DeepSeekV3ToolParser(SectionToolParser):
     # The fence tells it from V3.1's templates, which share the section markers.
     template_markers = (CALLS_BEGIN, CALLS_END, FENCE_OPEN)
     tool_open_tags = (CALLS_BEGIN,)
+    # Every marker is one token: a decoding with spaces between special tokens parses too
+    # (a block with a space after its opener; the space before it stays text).
+    spaced_tokens = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
     tool_close_tag = CALLS_END
     tool_close_prefixes = ()
     call_begin = CALL_BEGIN

@@ -21,6 +21,9 @@ CALL_END = "<｜tool▁call▁end｜>"
 class DeepSeekV31ToolParser(SectionToolParser):
     summary = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>…"
     tool_open_tags = (CALLS_BEGIN,)
+    # Every marker is one token: a decoding with spaces between special tokens parses too
+    # (a block with a space after its opener; the space before it stays text).
+    spaced_tokens = (CALLS_BEGIN, CALL_BEGIN, SEP, CALL_END, CALLS_END)
     tool_close_tag = CALLS_END
     tool_close_prefixes = ()
     call_begin = CALL_BEGIN

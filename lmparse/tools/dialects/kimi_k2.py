@@ -31,6 +31,9 @@ class KimiK2ToolParser(SectionToolParser):
     summary = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}"
                "<|tool_call_end|>…")
     tool_open_tags = (SECTION_BEGIN,)
+    # Every marker is one token: a decoding with spaces between special tokens parses too
+    # (a block with a space after its opener; the space before it stays text).
+    spaced_tokens = (SECTION_BEGIN, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END, SECTION_END)
     tool_close_tag = SECTION_END
     tool_close_prefixes = ()
     call_begin = CALL_BEGIN
