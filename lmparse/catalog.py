@@ -88,9 +88,28 @@ def family_rows() -> list[dict[str, Any]]:
         return {"family": f.name, "description": f.description, "tool": _names(f.tool, f.tool_names),
                 "reasoning": _names(f.reasoning, f.reasoning_names), "response": f.response_parser,
                 "tokenizer": f.tokenizer or "-", "templates": list(f.verified_templates), "peers": peers,
-                "verified": f.verified, "layout": {"block_lead": lead, "block_separator": separator},
+                "verified": f.verified, "starts": reply_start(f),
+                "layout": {"block_lead": lead, "block_separator": separator},
                 "structural_tag": syntax.arguments if syntax is not None else "-"}
     return [row(f) for f in sorted(FAMILIES, key=lambda f: f.name)]
+
+
+def reply_start(family: Family) -> str:
+    """Where a reply of the family starts, by the reasoning parser's rule: with thinking left
+    unset, turned on, turned off, and whether the rendered prompt's end decides instead."""
+    if family.reasoning is None:
+        return "content"
+    cls = family.reasoning.cls
+    unset, on, off = (cls(ParserRequest(thinking=t)).starts_in_reasoning() for t in (None, True, False))
+    if unset and off:
+        start = "reasoning"
+    elif unset:
+        start = "reasoning (content when thinking is off)"
+    elif on:
+        start = "content (reasoning when thinking is on)"
+    else:
+        start = "content (the model opens reasoning)"
+    return start + ("; the prompt's end decides when given" if cls.initial_mode == "auto" else "")
 
 
 def _cell(value: Any) -> str:
@@ -106,12 +125,14 @@ def format_family_markdown(rows: list[dict[str, Any]]) -> str:
     def code(names: list[str]) -> str:
         return ", ".join(f"`{n}`" for n in names) or "none"
 
-    lines = ["| family | tool parser (aliases) | reasoning parser (aliases) | tokenizer | templates | peers' names |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| family | tool parser (aliases) | reasoning parser (aliases) | a reply starts in | tokenizer | templates "
+             "| peers' names | verified against |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         tool = code(r["tool"]) if r["response"] == "default" else f"response parser `{r['response']}`"
-        cells = [f"`{r['family']}`", tool, code(r["reasoning"]), r["tokenizer"], _cell(r["templates"]),
-                 _cell(r["peers"])]
+        verified = r["verified"] or "its tokenizer and templates"
+        cells = [f"`{r['family']}`", tool, code(r["reasoning"]), r["starts"], r["tokenizer"], _cell(r["templates"]),
+                 _cell(r["peers"]), verified]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 

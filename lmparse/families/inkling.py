@@ -29,5 +29,6 @@ FAMILY = Family(
     tool=Parser("inkling", InklingToolParser), reasoning=Parser("inkling", InklingReasoningParser),
     end_of_turn=(END_SAMPLING,),
     peers=Peers(vllm=("inkling", "inkling"), smg=("inkling",)),
-    verified="PROTOCOLS.md, vLLM's and SMG's inkling tests only: no template or vocabulary here (pseudo-tokens)",
+    verified="PROTOCOLS.md only (its summary of vLLM's and SMG's inkling parsers): no template or vocabulary here "
+             "(pseudo-tokens)",
 )
