@@ -47,6 +47,16 @@ FORMATS = (
     # (its markers then arrive as several tokens, as tests/integrations/vllm does too).
     Format("kimi-k2", _tool("kimi-k2"), "qwen3",
            {"vllm": _tool("kimi_k2"), "sglang": _tool("kimi_k2"), "lmdeploy": _tool("kimi_k2")}),
+    # Late-2026 families.  None of their vocabularies is in the test data: the Qwen3 tokenizer
+    # stands in for vLLM, as for kimi-k2 (their markers then arrive as several tokens).  Each
+    # peer listed registers the name in its own registry (checked in its venv); LMDeploy 0.18
+    # registers none of the three, vLLM 0.33 has no gigachat35 (only on its main branch).
+    Format("muse", _tool("muse"), "qwen3",
+           {"vllm": _tool("muse"), "sglang": _tool("muse")}),
+    Format("k2-horizon", _tool("k2-horizon"), "qwen3",
+           {"vllm": _tool("k2_horizon"), "sglang": _tool("k2_horizon")}),
+    Format("gigachat35", _tool("gigachat35"), "qwen3",
+           {"sglang": _tool("gigachat35")}),
     Format("think", {"tool": None, "reasoning": "qwen3"}, "qwen3",
            {"vllm": {"tool": None, "reasoning": "qwen3"}, "sglang": {"tool": None, "reasoning": "qwen3"},
             "lmdeploy": {"tool": None, "reasoning": "default"}}),
