@@ -80,9 +80,9 @@ def test_dots3_is_the_same_parser():
 # ---- vLLM ``dots``'s published cases, restated -------------------------------------------------------
 
 
-def test_vllm_schema_types_converted_but_ref_not_resolved():
-    """vLLM resolves ``$ref`` into ``$defs``; lmparse's schema lookup does not (yet), so a value
-    typed only through ``$ref`` stays the string written (a difference)."""
+def test_vllm_schema_types_converted_through_ref():
+    """A value typed only through ``$ref`` into ``$defs`` is converted by the type found there,
+    as vLLM does."""
     tool = {"type": "function", "function": {"name": "set_location", "parameters": {
         "type": "object",
         "properties": {"location": {"$ref": "#/$defs/Location"}, "days": {"type": "integer"},
@@ -94,7 +94,7 @@ def test_vllm_schema_types_converted_but_ref_not_resolved():
     content, _, calls = check_parse(parser_for(tool), text)
     assert content == "ok"
     assert [(n, json.loads(a)) for n, a in calls] == [
-        ("set_location", {"location": '{"city": "Shanghai"}', "days": 3, "include_weather": True})]
+        ("set_location", {"location": {"city": "Shanghai"}, "days": 3, "include_weather": True})]
 
 
 def test_vllm_several_invokes_in_one_block():

@@ -37,6 +37,9 @@ class GigaChat3ToolParser(JsonToolParser):
     # ``<|message_sep|>`` is the call's, the whitespace before 3.1's ``<|function_call|>`` is text.
     block_lead = ""
     block_separator = "\n\n"
+    # A ``<|message_sep|>`` that opens no call turn ends the model's message (a single special
+    # token, never prose): framing, dropped from the content, not text held at the end.
+    framing_markers = (MESSAGE_SEP,)
 
     # 3.1's layout, the current one; calls in a row are separate turns' worth of blocks.
     render_template = FUNCTION_CALL + "{body}{close}"
