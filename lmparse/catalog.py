@@ -125,8 +125,8 @@ def format_family_markdown(rows: list[dict[str, Any]]) -> str:
     def code(names: list[str]) -> str:
         return ", ".join(f"`{n}`" for n in names) or "none"
 
-    lines = ["| family | tool parser (aliases) | reasoning parser (aliases) | a reply starts in | tokenizer | templates "
-             "| peers' names | verified against |",
+    lines = ["| family | tool parser (aliases) | reasoning parser (aliases) | a reply starts in | tokenizer "
+             "| templates | peers' names | verified against |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         tool = code(r["tool"]) if r["response"] == "default" else f"response parser `{r['response']}`"
