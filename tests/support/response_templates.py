@@ -77,14 +77,7 @@ BEAM_GEMMA: dict[str, Any] = {
     "fields": {
         "content": {"close": ["<turn|>", "<|tool_response>", "<eos>"], "content": "text"},
         "thinking": {"open": "<|channel>thought\n", "close": "<channel|>", "content": "text"},
-        "tool_calls": {
-            "open_pattern": r"<\|tool_call>call:(?P<name>\w+)",
-            "close": "<tool_call|>",
-            "repeats": True,
-            "content": "json",
-            "content_args": {"unquoted_keys": True, "string_delims": [['<|"|>', '<|"|>']]},
-            "transform": _CALL,
-        },
+        "tool_calls": GEMMA4["fields"]["tool_calls"],  # the same call region as the plain Gemma 4 metadata
     },
 }
 
