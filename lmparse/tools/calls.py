@@ -16,9 +16,11 @@ import secrets
 from collections.abc import Callable
 
 from ..events import CallArgs, CallEnd, CallStart, DroppedCall, Events
+from .json_guard import JsonGuard
 
 __all__ = ["CallEmitter", "DroppedCall", "Events", "new_call_id", "NO_CALL", "UNNAMED", "ACCEPTED", "DROPPED",
-           "TRUNCATED_HEAD"]
+           "TRUNCATED_HEAD",
+           "MALFORMED_ARGUMENTS", "TRUNCATED_ARGUMENTS"]
 
 logger = logging.getLogger("lmparse")
 
@@ -26,6 +28,9 @@ logger = logging.getLogger("lmparse")
 NO_CALL, UNNAMED, ACCEPTED, DROPPED = range(4)
 # Why markup cut off by the end of the reply reached no client (see ``CallEmitter.cut``).
 TRUNCATED_HEAD = "truncated: the reply ended before the call's name was complete"
+# Why argument text of an accepted call reached no client (issue 23, rule 6; ``JsonGuard``).
+MALFORMED_ARGUMENTS = "malformed: the arguments broke off as JSON; the rest is markup"
+TRUNCATED_ARGUMENTS = "truncated: the reply ended inside the call's arguments"
 
 
 def new_call_id() -> str:
@@ -36,7 +41,8 @@ class CallEmitter:
     """The calls of one response, one at a time: ``begin``, ``name``, ``arguments``, ``end``."""
 
     __slots__ = ("_allowed", "_max_calls", "_id_factory", "dropped", "calls_emitted", "state", "_held", "_index",
-                 "_args_sent")
+                 "_args_sent", "_guard", "_name", "_spilled",
+                 "verbatim")
 
     def __init__(self, allowed: frozenset[str] | None, id_factory: Callable[[], str] = new_call_id,
                  max_calls: int | None = None) -> None:
@@ -49,6 +55,13 @@ class CallEmitter:
         self._held: list[str] = []  # argument text that came before the name
         self._index = -1
         self._args_sent = False
+        self._guard = JsonGuard()
+        self._name = ""
+        self._spilled: list[str] = []  # argument text that broke the JSON grammar, and all after it
+        # The current call's arguments are the reply's text as written (JSON dialects set it
+        # per call): what broke is then markup the ``dropped`` record keeps; converted
+        # arguments are the parser's own text, and the record keeps none.
+        self.verbatim = False
 
     @property
     def named(self) -> bool:
@@ -61,6 +74,9 @@ class CallEmitter:
         self._held = []
         self._index = -1
         self._args_sent = False
+        self._guard = JsonGuard()
+        self._spilled = []
+        self.verbatim = False
 
     def name(self, out: Events, name: str, call_id: str | None = None) -> None:
         """The current call's name: accept it (``CallStart``) or drop the call.
@@ -74,13 +90,14 @@ class CallEmitter:
             self.drop(out, name, "parallel_tool_calls is false: only the first call is kept")
             return
         self.state = ACCEPTED
+        self._name = name
         self._index = index = self.calls_emitted
         self.calls_emitted += 1
         out.append(CallStart(index, call_id or self._id_factory(), name))
         if self._held:
-            out.append(CallArgs(index, "".join(self._held)))
+            held = "".join(self._held)
             self._held = []
-            self._args_sent = True
+            self._send(out, held)
 
     def arguments(self, out: Events, text: str) -> None:
         """Argument text of the current call: sent, held until the name, or dropped with the call."""
@@ -88,17 +105,40 @@ class CallEmitter:
             return
         state = self.state
         if state == ACCEPTED:
-            self._args_sent = True
-            out.append(CallArgs(self._index, text))
+            self._send(out, text)
         elif state == UNNAMED:
             self._held.append(text)
 
+    def _send(self, out: Events, text: str) -> None:
+        """Argument text of the accepted call, through its ``JsonGuard``: what keeps it a
+        JSON object goes out; text that broke it is kept for the call's ``dropped`` record."""
+        good, bad = self._guard.feed(text)
+        if good:
+            self._args_sent = True
+            out.append(CallArgs(self._index, good))
+        if bad:
+            self._spilled.append(bad)
+
+    def clean_run(self, text: str) -> bool:
+        """Whether the fast lane may take ``text`` whole as argument text: it goes out as it
+        stands (it neither breaks the object nor ends where something must be held)."""
+        if self.state != ACCEPTED:
+            return True
+        guard = self._guard
+        if guard.in_value_string() and '"' not in text and "\\" not in text:
+            return True
+        if guard.broken:
+            return False
+        good, bad = guard.copy().feed(text)
+        return not bad and good == text
+
     def run(self, text: str) -> int:
-        """Argument text a block's fast lane took whole, which the edge makes a delta of
-        itself: the current call's index, or -1 when nothing goes out (the call is not
-        accepted, or the text is empty)."""
+        """Argument text a block's fast lane took whole (after ``clean_run``), which the edge
+        makes a delta of itself: the current call's index, or -1 when nothing goes out (the
+        call is not accepted, or the text is empty)."""
         if self.state == ACCEPTED and text:
             self._args_sent = True
+            self._guard.feed(text)
             return self._index
         return -1
 
@@ -107,8 +147,18 @@ class CallEmitter:
         a call that never got its name is recorded as dropped."""
         state = self.state
         if state == ACCEPTED:
+            closing, left = self._guard.close()
             if not self._args_sent:
-                out.append(CallArgs(self._index, "{}"))
+                closing = "{}"
+            if closing:
+                out.append(CallArgs(self._index, closing))
+            reason = MALFORMED_ARGUMENTS if self._spilled else TRUNCATED_ARGUMENTS
+            if left.strip():
+                self._spilled.insert(0, left)
+            if self._spilled:
+                spilled = "".join(self._spilled) if self.verbatim else None
+                self.record(out, DroppedCall(self._name, reason, spilled))
+                self._spilled = []
             out.append(CallEnd(self._index))
         elif state == UNNAMED:
             self.drop(out, None, "no function name")

@@ -64,6 +64,7 @@ class JsonArguments:
         position.  ``scanner.done`` / ``scanner.broken`` tell how the value stands."""
         scanner = self.scanner
         n = len(text)
+        self._calls.verbatim = True  # (what breaks the object is the reply's markup: ``dropped`` keeps it)
         if not scanner.started:
             while pos < n and text[pos] in WHITESPACE:
                 pos += 1
@@ -102,7 +103,8 @@ class JsonRunLane(ToolParser):
     def take_run(self, text: str) -> RunTake | None:
         scanner = self._arguments.scanner
         # (a chunk inside a string with no quote, backslash or escape pending: nothing to scan)
-        if text and ((scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending)
-                     or scanner.run_through(text)):
+        if text and self._calls.clean_run(text) and (
+                (scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending)
+                or scanner.run_through(text)):
             return len(text), self._calls.run(text), text
         return None

@@ -269,6 +269,8 @@ class XmlToolParser(ToolParser):
             return None
         if ends.plain_run(text):
             body = json_string_body(text)
+            if not self._calls.clean_run(body):
+                return None
             return len(text), self._calls.run(body), body
         # A chunk that only ends with what may begin the close tag (a line's ``\n`` before
         # ``\n</parameter>``, often the last token of a group): the text before it is value
@@ -277,6 +279,8 @@ class XmlToolParser(ToolParser):
         held = ends.held_start(text)
         if held < len(text) and (held == 0 or ends.plain_run(text[:held])) and ends.search(text, 0) is None:
             body = json_string_body(text[:held]) if held else ""
+            if not self._calls.clean_run(body):
+                return None
             return held, self._calls.run(body), body
         return None
 

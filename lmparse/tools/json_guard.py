@@ -1,0 +1,186 @@
+"""JsonGuard: the argument text of one accepted call, kept a JSON object however it breaks.
+
+Issue 23, rule 6: a malformed call never yields arguments that are not JSON.  Every dialect
+writes a call's arguments through the ``CallEmitter``, which passes them through this guard.
+It reads the JSON grammar as the text streams and lets out only text after which the object
+can still be closed by adding closers alone (``"``, ``}``, ``]``): an object key, a colon, a
+separator and a bare scalar (``tru``, ``1.``) are held until what follows them makes them
+safe (a value begins, the scalar ends).  Text that breaks the grammar (a marker inside a
+value, a second value, arguments that are not an object) and everything after it, with what
+was held, is not argument text: the emitter records it as a ``dropped`` record.  ``close``
+ends the object with the closers it owes and nothing invented besides them.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["JsonGuard"]
+
+# Where the grammar stands.  The "safe" states are those at which text may be let out:
+# the object can be closed from there by closers alone.
+(_START, _KEY_OR_END, _KEY, _COLON, _VALUE, _VALUE_OR_END, _AFTER, _STRING, _KEY_STRING, _ESCAPE, _UNICODE, _TOKEN,
+ _DONE) = range(13)
+_SAFE = frozenset((_KEY_OR_END, _VALUE_OR_END, _AFTER, _STRING, _DONE))
+_WS = " \t\n\r"
+_TOKEN_CHARS = frozenset("0123456789+-.eEtrufalsn")
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+_STRING_RUN = re.compile(r'[^"\\]*')
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+class JsonGuard:
+    """One call's argument text through the JSON grammar (see the module)."""
+
+    __slots__ = ("_stack", "_state", "_safe_state", "_held", "_token", "_hex", "_escaped_from", "broken")
+
+    def __init__(self) -> None:
+        self._stack: list[str] = []  # the closers owed, innermost last
+        self._state = _START
+        self._safe_state = _START  # the state at the last safe point (what ``close`` starts from)
+        self._held = ""  # text since the last safe point
+        self._token = 0  # where the bare scalar being read starts in ``_held``
+        self._hex = 0  # hex digits still due in a ``\\u`` escape
+        self._escaped_from = _STRING  # the string state an escape returns to
+        self.broken = False
+
+    def copy(self) -> JsonGuard:
+        other = JsonGuard.__new__(JsonGuard)
+        for slot in JsonGuard.__slots__:
+            setattr(other, slot, getattr(self, slot))
+        other._stack = list(self._stack)
+        return other
+
+    def in_value_string(self) -> bool:
+        """Inside a string value with nothing held: text with no quote or backslash goes out as it is."""
+        return self._state == _STRING and not self._held and not self.broken
+
+    def feed(self, text: str) -> tuple[str, str]:
+        """``(text that may go out now, text that broke the grammar with all after it)``."""
+        if self.broken:
+            return "", text
+        buf = self._held + text if self._held else text
+        n = len(buf)
+        out = 0  # buf[:out] may go out
+        i = len(self._held)  # (held text was read already)
+        stack = self._stack
+        state = self._state
+        while i < n:
+            c = buf[i]
+            if state == _STRING or state == _KEY_STRING:
+                i = _STRING_RUN.match(buf, i).end()  # type: ignore[union-attr]
+                if state == _STRING:
+                    out = i  # (the safe state is this string's)
+                if i < n:
+                    if buf[i] == '"':
+                        state = _AFTER if state == _STRING else _COLON
+                    else:
+                        self._escaped_from, state = state, _ESCAPE
+                    i += 1
+            elif state == _ESCAPE:
+                if c == "u":
+                    self._hex, state = 4, _UNICODE
+                elif c in '"\\/bfnrt':
+                    state = self._escaped_from
+                else:
+                    break
+                i += 1
+            elif state == _UNICODE:
+                if c not in _HEX:
+                    break
+                self._hex -= 1
+                if not self._hex:
+                    state = self._escaped_from
+                i += 1
+            elif state == _TOKEN:
+                if c in _TOKEN_CHARS:
+                    i += 1
+                    continue
+                if not _SCALAR.fullmatch(buf, self._token, i):
+                    i = self._token
+                    break
+                state = _AFTER
+                if c in _WS:
+                    i += 1  # (``_AFTER`` takes the delimiter otherwise)
+            elif c in _WS:
+                if state == _DONE or state in _SAFE:
+                    out = i + 1
+                i += 1
+                continue
+            elif state == _AFTER:
+                closer = stack[-1] if stack else ""
+                if c == closer:
+                    stack.pop()
+                    state = _AFTER if stack else _DONE
+                elif c == "," and closer:
+                    state = _KEY if closer == "}" else _VALUE
+                else:
+                    break
+                i += 1
+            elif state == _KEY_OR_END or state == _KEY:
+                if c == '"':
+                    state = _KEY_STRING
+                elif c == "}" and state == _KEY_OR_END:
+                    stack.pop()
+                    state = _AFTER if stack else _DONE
+                else:
+                    break
+                i += 1
+            elif state == _COLON:
+                if c != ":":
+                    break
+                state = _VALUE
+                i += 1
+            elif state == _VALUE or state == _VALUE_OR_END or state == _START:
+                if c == "{":
+                    stack.append("}")
+                    state = _KEY_OR_END
+                elif c == "]" and state == _VALUE_OR_END:
+                    stack.pop()
+                    state = _AFTER
+                elif state == _START:
+                    break  # arguments are an object
+                elif c == "[":
+                    stack.append("]")
+                    state = _VALUE_OR_END
+                elif c == '"':
+                    state = _STRING
+                elif c in _TOKEN_CHARS:
+                    self._token = i
+                    state = _TOKEN
+                else:
+                    break
+                i += 1
+            else:  # _DONE: only whitespace may follow the object
+                break
+            if state in _SAFE:
+                out = i
+                self._safe_state = state
+        self._state = state
+        if i < n:  # broke at ``i``: what was held since the last safe point breaks with it
+            self.broken = True
+            self._state = self._safe_state
+            self._held = ""
+            return buf[:out], buf[out:]
+        self._held = buf[out:]
+        self._token -= out
+        return buf[:out], ""
+
+    def close(self) -> tuple[str, str]:
+        """The arguments end here: ``(text that closes the object, held text that is not
+        argument text)``.  Empty closing text when nothing began (the emitter writes ``{}``)."""
+        held, state = self._held, self._state
+        if state == _TOKEN and _SCALAR.fullmatch(held, self._token):
+            suffix, left, state = held, "", _AFTER  # a scalar the end completes
+        elif state in _SAFE:
+            suffix, left = held, ""
+        else:
+            suffix, left, state = "", held, self._safe_state
+        if state == _STRING:
+            suffix += '"'
+        if state != _START:
+            suffix += "".join(reversed(self._stack))
+        self._stack = []
+        self._held = ""
+        self._state = _DONE
+        return suffix, left
