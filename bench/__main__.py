@@ -303,7 +303,8 @@ def _render_dialects(mode: Mode, dialects: list, plan: list, calls: dict, rows: 
               if mode.call_chunk1_size != mode.call_size else "")
     header = [
         "6. tool dialects: create_parser(tool_parser=D, reasoning_parser=None, request with the call's schema); "
-        f"reply = {CALL_CONTENT!r} + D.render([call]) (a bare block wrapped in D's open tag); "
+        f"reply = D.render_content({CALL_CONTENT!r}) + D.render([call]) (content bare except Muse's to=user "
+        "message; a bare block wrapped in D's open tag); "
         "gpt-oss = create_parser(response_parser='gpt-oss') on text (a commentary preamble, then the call; "
         "LMDeploy's gpt-oss parser reads token ids only, so it has no peer here)",
         f"   string-arg: {long_call.name}(content=~{size_label(mode.call_size)} chars of prose with quotes, newlines, "

@@ -2,9 +2,10 @@
 
 A group is named by its shortest registered name (ties: alphabetical) and answers to
 every alias.  Its replies are the ``bench.fixtures`` calls rendered with the dialect's
-own ``render`` after a short content: text, then the tool block, no reasoning
-(``reasoning_parser=None``).  Imports lmparse, so it is used on our side only; the
-peer runners receive the rendered replies in their job.
+own ``render`` after a short content written the way the dialect writes content ahead of
+its calls (``render_content``: bare text for most, a ``to=user`` message for Muse), no
+reasoning (``reasoning_parser=None``).  Imports lmparse, so it is used on our side only;
+the peer runners receive the rendered replies in their job.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def _tool_dialect(label: str, names: tuple[str, ...], cls: type) -> Dialect:
             # A bare block (Llama 3 JSON, a pythonic list) is a call only at the very
             # start of a reply; after content it needs the dialect's open tag.
             wire = cls.tool_open_tags[0] + wire + (cls.tool_close_tag or "")
-        return CALL_CONTENT + wire, CALL_CONTENT
+        return cls.render_content(CALL_CONTENT) + wire, CALL_CONTENT
 
     return Dialect(label, names, issubclass(cls, XmlToolParser), make_parser, render, _declared_markers(cls))
 

@@ -354,6 +354,13 @@ class ToolParser:
         """Wire text for ``(name, arguments_json)`` calls, as the model writes them."""
         raise NotImplementedError
 
+    @classmethod
+    def render_content(cls, content: str) -> str:
+        """Wire text for ``content`` the model writes before its calls in the same reply
+        (``render`` follows it).  Most dialects write it bare; one whose content is a message
+        of its own (Muse's ``to=user``) wraps it and starts the next message."""
+        return content
+
 
 def build_tool_calls(deltas: Deltas) -> list[ToolCall]:
     """Fold streamed tool deltas into complete calls, by index."""

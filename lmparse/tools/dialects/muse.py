@@ -121,3 +121,9 @@ class MuseToolParser(XmlToolParser):
             + "".join(f'{PARAMETER}"{key}">{value}{END_PARAMETER}\n' for key, value in argument_items(arguments))
             + f"{END_INVOKE}\n{CLOSE}"
             for name, arguments in calls)
+
+    @classmethod
+    def render_content(cls, content: str) -> str:
+        """Content before calls is a ``to=user`` message of its own (PROTOCOLS.md, llama.cpp's
+        "inform then act" test); the call messages follow the next ``<|start|>assistant``."""
+        return f"{HEADER}user{MESSAGE}{content}{END_OF_MESSAGE}{START}"

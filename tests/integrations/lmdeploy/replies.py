@@ -2,7 +2,8 @@
 
 A ``Case`` is one reply of one family (its text and the parser names on both sides) and the
 deliveries it is sent with. A delivery cuts the reply into engine steps from the family's real
-token stream (Kimi-K2: pseudo tokens, its vocabulary is not public): one token per step, a fixed
+token stream (Kimi-K2: pseudo tokens, its vocabulary is not public; the late-2026 families of
+``new_families.py``: Qwen3's tokens, none of theirs is in the test data): one token per step, a fixed
 number, seeded sizes of 2-16, or one token per step except that the tokens covering one hard
 span (text and a call opener, two whole calls, ``</think>`` and an opener) arrive as ONE step.
 """
@@ -20,6 +21,7 @@ import pytest
 from ...support.harmony import harmony_vocab_dir, token_stream
 from ...support.tokenizers import load_tokenizer, roundtrips, token_chunks
 from ...support.wires import GLM47, KIMI, QWEN, QWEN3CODER, TOOLS, V32, Wire, pseudo_tokens
+from ..new_families import NEW_FAMILIES, STAND_IN_TOKENIZER, NewFamily, own_cell
 from .engine import Steps
 
 CALLS = [("get_weather", '{"city": "Paris", "days": 2}'), ("f", '{"q": "a b"}')]
@@ -38,16 +40,26 @@ class Family:
     lead: str = " "  # between the content and the first call block, as the model writes it
     response: str = "default"  # lmparse's response parser
     arch: str = "Qwen3ForCausalLM"  # what LMDeploy picks its response parser by
+    new: NewFamily | None = None  # a late-2026 family: its reply rendered by lmparse's dialects
 
     @property
     def own(self) -> str:
+        if self.new is not None:
+            return own_cell(self.new.lmdeploy, ", ")
         if self.response != "default":
             return f"response parser `{self.response}` (by architecture)"
         return f"tool `{self.lmdeploy_tool}`, reasoning `{self.lmdeploy_reasoning}`"
 
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The fields every request for the family carries beside its tools."""
+        if self.new is not None:
+            kwargs = dict(self.new.chat_template_kwargs)
+            return {"chat_template_kwargs": kwargs} if kwargs else {}
+        return dict(self.wire.request_extra) if self.wire else {}
+
     def request(self) -> dict[str, Any]:
-        extra = self.wire.request_extra if self.wire else {}
-        return {"messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS, **extra}
+        return {"messages": [{"role": "user", "content": "weather?"}], "tools": TOOLS, **self.extra}
 
 
 QWEN3 = Family("qwen3", QWEN, "qwen3", "qwen3", "qwen3", "default", "qwen3")
@@ -61,6 +73,10 @@ DSML_AFTER_TEXT = Family("deepseek-v32", V32, "deepseek-v32", "deepseek-v32", "d
 KIMI_K2 = Family("kimi-k2", KIMI, "kimi-k2", "kimi-k2", "kimi-k2", "default", None)
 GPT_OSS = Family("gpt-oss", None, "gpt-oss", "gpt-oss", "", None, "o200k_harmony", response="gpt-oss",
                  arch="GptOssForCausalLM")
+# The late-2026 families: LMDeploy 0.18.0 has a parser for none of them (its registries checked in
+# its venv); Qwen3's tokenizer stands in for theirs.
+NEW = [Family(f.name, None, f.tool, f.reasoning, "", None, STAND_IN_TOKENIZER, lead="\n\n", new=f)
+       for f in NEW_FAMILIES]
 # gpt-oss replies as the engine returns them: the <|call|> / <|return|> that ends the turn is a
 # stop token, which LMDeploy's engine leaves out of the output.
 HARMONY_CALL = ("<|channel|>analysis<|message|>Which city?<|end|><|start|>assistant<|channel|>commentary "
@@ -156,6 +172,8 @@ class Case:
 
 
 def clean(family: Family) -> str:
+    if family.new is not None:
+        return family.new.reply(CALLS, TEXT, family.lead)
     wire = family.wire
     return f"{wire.think_open}Which city?{wire.think_close}{TEXT}{family.lead}" + wire.calls(*CALLS)
 
@@ -199,4 +217,6 @@ def cases() -> list[Case]:
                  finish="length") for f in (QWEN3, CODER, DSML)]
     out += [Case("gpt-oss: reasoning, then a call", GPT_OSS, HARMONY_CALL, (NON_STREAM, ONE, THREE)),
             Case("gpt-oss: reasoning, then text", GPT_OSS, HARMONY_TEXT, (NON_STREAM, ONE, THREE))]
+    out += [Case(f"{f.name}: {'reasoning, ' if f.reasoning else ''}text, two calls", f, clean(f), (NON_STREAM, ONE))
+            for f in NEW]
     return out

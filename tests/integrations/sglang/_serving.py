@@ -91,11 +91,12 @@ class _Steps:
 class Server:
     """One SGLang chat endpoint (server args, templates, serving_chat) for a parser pair."""
 
-    def __init__(self, tool_parser: str, reasoning_parser: str, tokenizer: str, template: str,
+    def __init__(self, tool_parser: str, reasoning_parser: str | None, tokenizer: str, template: str,
                  model_type: str = "qwen3") -> None:
         path = _model_dir(tokenizer, template, model_type)
-        args = prepare_server_args(["--model-path", path, "--device", "cpu", "--tool-call-parser", tool_parser,
-                                    "--reasoning-parser", reasoning_parser,
+        parsers = ["--tool-call-parser", tool_parser] + (["--reasoning-parser", reasoning_parser]
+                                                          if reasoning_parser else [])
+        args = prepare_server_args(["--model-path", path, "--device", "cpu", *parsers,
                                     "--chat-template", str(Path(path) / "chat_template.jinja")])
         publish(args, role="tokenizer")  # what the HTTP server's process does before it serves
         self.steps = _Steps()

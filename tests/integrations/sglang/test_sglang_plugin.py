@@ -23,8 +23,9 @@ from lmparse import ReasoningParserManager, ToolParserManager
 from lmparse.constrain import structural_tag_for
 
 from .. import compat
+from ..new_families import NOT_RUN, own_cell
 from . import _serving
-from .families import FAMILIES, MODES, MULTI, PARIS, TOKYO, WEATHER, Family, merged
+from .families import FAMILIES, MODES, MULTI, NEW, PARIS, TOKYO, WEATHER, Family, merged
 
 load_plugins()  # what `python -m sglang.launch_server` runs before it parses its arguments
 
@@ -79,8 +80,11 @@ _SERVERS: dict[tuple[str, bool], _serving.Server] = {}
 def _server(family: Family, plugin: bool) -> _serving.Server:
     if (family.wire, plugin) in _SERVERS:
         return _SERVERS[family.wire, plugin]
-    tool, reasoning = ((f"lmparse-{family.tool}", f"lmparse-{family.reasoning}") if plugin
-                       else (family.sglang_tool, family.sglang_reasoning))
+    if plugin:
+        tool, reasoning = f"lmparse-{family.tool}", family.reasoning and f"lmparse-{family.reasoning}"
+    else:
+        assert family.own is not None
+        tool, reasoning = family.own
     server = _SERVERS[family.wire, plugin] = _serving.Server(tool, reasoning, family.server_tokenizer, family.template)
     return server
 
@@ -113,7 +117,17 @@ class Case:
     finish: dict[str, Any] = field(default_factory=lambda: _serving.STOP)
 
 
+def _new_cases(family: Family) -> list[Case]:
+    """A late-2026 family's clean reply, non-stream and in single (Qwen3 stand-in) tokens."""
+    clean = family.text()
+    label = f"{family.wire}: {'reasoning, ' if family.reasoning else ''}text, two calls"
+    return [Case(label, "non-stream", clean, [clean], stream=False),
+            Case(label, "stream, 1 token", clean, family.one_token_deltas())]
+
+
 def _cases(family: Family) -> list[Case]:
+    if family.new is not None:
+        return _new_cases(family)
     clean, name = family.text(), family.wire
     calls_at = clean.index(family.calls_text())
     one = family.one_token_deltas()
@@ -140,6 +154,8 @@ def _cases(family: Family) -> list[Case]:
 
 
 def _cell(family: Family, plugin: bool, case: Case) -> str:
+    if not plugin and family.own is None:
+        return NOT_RUN  # SGLang has no parser for the family
     want = family.lmparse_reply(case.text)
     try:
         got = _through_sglang(family, plugin, case.deltas, case.stream, case.finish)
@@ -153,8 +169,8 @@ def _cell(family: Family, plugin: bool, case: Case) -> str:
 @cache
 def compatibility_rows() -> tuple[compat.Row, ...]:
     rows = []
-    for family in FAMILIES:
-        own = f"`{family.sglang_tool}` / `{family.sglang_reasoning}`"
+    for family in [*FAMILIES, *NEW]:
+        own = own_cell(family.own, " / ")
         for case in _cases(family):
             assert "".join(case.deltas) == case.text
             rows.append(compat.Row(case.reply, ENGINE, case.delivery, _cell(family, True, case), own,
@@ -164,7 +180,7 @@ def compatibility_rows() -> tuple[compat.Row, ...]:
 
 def test_every_plugin_cell_is_same() -> None:
     rows = compatibility_rows()
-    assert 30 <= len(rows) <= 45
+    assert 30 + 2 * len(NEW) <= len(rows) <= 45 + 2 * len(NEW)
     assert [row for row in rows if row.plugin != "same"] == []
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from lmparse import create_parser
 
 from .. import compat
+from ..new_families import NEW_FAMILIES, NOT_RUN, own_cell
 from . import harness
 
 TOOLS = [{"type": "function", "function": {
@@ -39,7 +40,7 @@ def _kimi(city: str, i: int) -> str:
 class Case:
     family: str
     lmparse: tuple[str, str]  # lmparse tool and reasoning parser names
-    in_tree: tuple[str, str]  # vLLM's own --tool-call-parser and --reasoning-parser for the family
+    in_tree: tuple[str, str | None] | None  # vLLM's own --tool-call-parser and --reasoning-parser (None: none)
     reply: str  # what the model generates after the rendered prompt
     chat_template_kwargs: dict[str, Any] | None = None
 
@@ -65,7 +66,13 @@ CASES = [
          "<think>Let me check.</think>Sure.<|tool_calls_section_begin|>" + _kimi("SF", 0) + _kimi("NY", 1)
          + "<|tool_calls_section_end|>"),
 ]
-BY_FAMILY = {case.family: case for case in CASES}
+# The families added in late 2026 (tests/integrations/new_families.py): their clean reply, its two
+# calls rendered by the dialect; no tokenizer of theirs in the test data, so Qwen3's stands in
+# (harness.FAMILIES).
+NEW_CASES = [Case(f.name, (f.tool, f.reasoning), f.vllm,  # type: ignore[arg-type]
+                  f.reply([(name, json.dumps(args)) for name, args in CALLS]),
+                  dict(f.chat_template_kwargs) or None) for f in NEW_FAMILIES]
+BY_FAMILY = {case.family: case for case in [*CASES, *NEW_CASES]}
 ENGINE = "vLLM 0.33.0"  # as in compat.ENGINES
 OPENERS = {"qwen": "<tool_call>", "qwen3coder": "<tool_call>", "glm47": "<tool_call>",
            "deepseek-v32": "<｜DSML｜function_calls>", "kimi-k2": "<|tool_calls_section_begin|>"}
@@ -123,7 +130,13 @@ def _replies(case: Case) -> list[Reply]:
     return out
 
 
-REPLIES = [reply for case in CASES for reply in _replies(case)]
+def _new_replies(case: Case) -> list[Reply]:
+    what = "reasoning, text, two calls" if case.lmparse[1] else "text, two calls"
+    return [Reply(f"{case.family}: {what}", case.family, (case.reply,), (NON_STREAM, ONE))]
+
+
+REPLIES = [reply for case in CASES for reply in _replies(case)] + [
+    reply for case in NEW_CASES for reply in _new_replies(case)]
 
 
 def body(case: Case, stream: bool) -> dict[str, Any]:
@@ -146,7 +159,11 @@ def expected(case: Case, request: dict[str, Any] | None = None, reply: str | Non
 @functools.cache
 def served(family: str, plugin: bool) -> harness.Served:
     case = BY_FAMILY[family]
-    tool, reasoning = (f"lmparse-{n}" for n in case.lmparse) if plugin else case.in_tree
+    if plugin:
+        tool, reasoning = (f"lmparse-{n}" if n else None for n in case.lmparse)
+    else:
+        assert case.in_tree is not None
+        tool, reasoning = case.in_tree
     return harness.serving(family, tool, reasoning)
 
 
@@ -165,6 +182,8 @@ def _compat(outcome: tuple[Any, ...]) -> compat.Reply:
 
 def cell(reply: Reply, plugin: bool, stream: bool, step: Step) -> str:
     case = BY_FAMILY[reply.family]
+    if not plugin and case.in_tree is None:
+        return NOT_RUN  # vLLM has no parser for the family
     want = _compat(expected(case, reply=reply.text))
     try:
         return compat.verdict(_compat(run(case, plugin, stream, step, reply.pieces, reply.finish)), want)
@@ -176,7 +195,7 @@ def cell(reply: Reply, plugin: bool, stream: bool, step: Step) -> str:
 def rows() -> tuple[compat.Row, ...]:
     out = []
     for reply in REPLIES:
-        own = " + ".join(f"`{n}`" for n in BY_FAMILY[reply.family].in_tree)
+        own = own_cell(BY_FAMILY[reply.family].in_tree, " + ")
         for label, stream, step in reply.deliveries:
             out.append(compat.Row(reply.label, ENGINE, label, cell(reply, True, stream, step), own,
                                   cell(reply, False, stream, step)))

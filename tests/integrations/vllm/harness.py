@@ -27,6 +27,8 @@ import pytest
 
 from lmparse.serve.tokenizer import testdata_dir
 
+from ..new_families import NEW_FAMILIES
+
 # family -> tokenizer data dir, chat template (None: the tokenizer dir's own), eos token
 FAMILIES: dict[str, tuple[str, str | None, str]] = {
     "qwen": ("qwen3", "Qwen-Qwen3-0.6B.jinja", "<|im_end|>"),
@@ -37,6 +39,9 @@ FAMILIES: dict[str, tuple[str, str | None, str]] = {
     # markers arrive as several tokens each (the multi-token case in-tree parsers trip on).
     "kimi-k2": ("qwen3", "Kimi-K2-Thinking.jinja", "<|im_end|>"),
 }
+# The late-2026 families (tests/integrations/new_families.py) have no tokenizer in the test data:
+# Qwen3's tokenizer and template stand in for all of them.
+FAMILIES.update({f.name: ("qwen3", "Qwen-Qwen3-0.6B.jinja", "<|im_end|>") for f in NEW_FAMILIES})
 
 _CONFIG = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 64,
            "intermediate_size": 128, "num_attention_heads": 2, "num_key_value_heads": 1,

@@ -16,7 +16,7 @@ from lmparse.integrations.vllm.session import Session
 
 from . import harness
 from .. import compat
-from .cases import BY_FAMILY, CALLS, CASES, ENGINE, REPLIES, TOOLS, body, expected, rows, run, served
+from .cases import BY_FAMILY, CALLS, CASES, ENGINE, NEW_CASES, REPLIES, TOOLS, body, expected, rows, run, served
 
 def test_every_plugin_cell_of_the_table_is_same():
     # Every reply (the clean ones and the ones in-tree parsers trip on), every delivery: what
@@ -24,6 +24,8 @@ def test_every_plugin_cell_of_the_table_is_same():
     assert len(REPLIES) >= 5 and all(BY_FAMILY[r.family] for r in REPLIES)
     for case in CASES:
         assert expected(case)[2] == CALLS and expected(case)[1]  # reasoning and both calls
+    for case in NEW_CASES:  # the late-2026 families: both calls, reasoning where the family has it
+        assert expected(case)[2] == CALLS and bool(expected(case)[1]) is bool(case.lmparse[1]), case.family
     assert [(row.reply, row.delivery) for row in rows() if row.plugin != "same"] == []
 
 

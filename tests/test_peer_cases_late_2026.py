@@ -1,0 +1,306 @@
+"""vLLM's published cases for ``muse`` and ``inkling``, restated where lmparse gives the same result.
+
+Sources read (vllm-project/vllm): ``tests/parser/engine/test_muse_glimmer.py`` (21 tests; there is no
+muse test under ``tests/tool_parsers/``) and ``tests/parser/engine/test_inkling.py`` (70 tests).  Each
+case below is written from what the peer's test feeds and asserts (the reply text, then the
+reasoning, content and calls it expects), checked here complete, in several chunkings and in
+pseudo-token chunks (``check_parse``).  A peer test of its own internals (engine states, adapter
+registration, a partial-string helper) is restated as the reply it stands for when there is one,
+else left out as not applicable.  Where the peer reads the reply in two passes (reasoning, then
+tool), the comparison is on the end result.
+
+Counts (identical / differing / not applicable, of the tests in the file):
+  muse     18 / 2 / 1 of 21
+  inkling  38 / 23 / 9 of 70
+
+Differing, muse:
+- ``test_bare_header_is_untagged_content``: `` <|message|>public text<|eot|>`` (a header with no recipient) is
+  content ``public text`` for vLLM's Glimmer parser; lmparse keeps `` <|message|>public text`` as content (it
+  drops a bare header only after ``<|start|>assistant``; PROTOCOLS.md: Spark reads a bare header as reasoning,
+  Glimmer as content, so the two peers' own parsers disagree).
+- ``test_reasoning_suppressed_when_not_requested``: ``include_reasoning: false`` drops the reasoning in vLLM's
+  parser; lmparse's parser ignores that field (reasoning is still returned).
+Not applicable, muse: ``TestAdjustRequest`` (vLLM forces ``skip_special_tokens=False``; lmparse reads text).
+Not asserted by the peer, but different: with no tool schema, lmparse keeps ``<atem:parameter name="a">1``
+as the string ``"1"`` (typed only by a schema); vLLM's ``muse_glimmer`` decodes JSON first (the number 1).
+
+Differing, inkling:
+- A tool block with no name header where a header is due: at the reply's start (the prompt ends in
+  ``<|message_model|>``, and vLLM's ``_tool_block`` writes ``<|content_invoke_tool_json|>{...}`` directly), or
+  after a text block closed without ``<|message_model|>``.  vLLM parses the call; lmparse needs the header the
+  template writes (``NAME<|content_invoke_tool_json|>``) or the ``<|message_model|>`` opener, and otherwise keeps
+  the block as content.  18 tests: ``test_parallel_tool_calls``, ``test_nested_args``,
+  ``test_text_after_tool_call``, ``test_incomplete_tool_call_at_eos``, ``test_name_streams_before_args_complete``,
+  ``test_streamed_args_are_object_only``, ``test_parallel_calls_streaming``, ``test_adapter_round_trip``,
+  ``test_multi_tool_round_trip``, ``test_tool_then_text``, ``test_two_tools_then_text``,
+  ``test_end_sampling_tool_closer_round_trips``, ``test_incomplete_tool_at_eos`` (two-pass),
+  ``test_tool_start_from_message_header_streaming``, ``test_content_state_tool_start_streaming``,
+  ``test_tool_block_non_streaming``, ``test_tool_block_streaming``, and (with another cause as well)
+  ``test_thinking_then_tool_still_promotes``.  With the header written, lmparse gives the peer's calls
+  (``test_header_written_*`` below), a cut-off call included.
+- ``test_function_name_header_before_tool_start_streaming``: header ``someFn``, body name ``get_weather``: vLLM
+  takes the body's name, lmparse the header's.
+- ``test_non_object_args_rejected``: ``"args": [1]`` is refused by vLLM; lmparse forwards ``[1]``.
+- ``test_tool_choice_none_non_streaming`` / ``_streaming``: vLLM drops the call and the framing and returns
+  ``visible``; lmparse with ``tool_choice="none"`` leaves the tool markup and its framing in the content.
+- ``TestToolParserWithoutReasoningParser.test_thinking_then_text_keeps_structure`` /
+  ``test_thinking_then_tool_still_promotes``: with no reasoning parser vLLM still drops the thinking block;
+  lmparse returns it as content (``<|content_thinking|>plan…``).
+Not applicable, inkling: the arg converter's partial-input cases (3), ``test_adapters_resolve``, the
+two-pass handoff test whose text and token ids disagree (``..._handoff_uses_text_markers``), the two
+``StreamingParserEngine`` event tests, ``test_reset_reuse_after_incomplete_span`` (lmparse builds one
+parser per response) and ``test_non_streaming_count_after_replay`` (adapter replay).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from lmparse import create_parser
+
+from .support.stream import Expected, check_parse, decoded
+
+# ---- muse ---------------------------------------------------------------------------------------
+
+NEXT = "<|eom|><|start|>assistant"
+MUSE_TOKENS = r"<\|(?:start|message|eom|eot)\|>"
+
+
+def pieces(text: str, markers: str) -> list[str]:
+    """Markers whole, every other character alone (vLLM's mock tokenizer)."""
+    out: list[str] = []
+    for i, part in enumerate(re.split(f"({markers})", text)):
+        out.extend([part] if i % 2 else list(part))
+    return out
+
+
+def muse_parse(text: str, expected: Expected | None = None):
+    def make():
+        return create_parser(tool_parser="muse", reasoning_parser="muse", request=None)
+
+    return check_parse(make, text, expected, {"mock-tokens": pieces(text, MUSE_TOKENS)})
+
+
+def atem(name: str, params: dict[str, str], extra: str = "") -> str:
+    body = "".join(f'<atem:parameter name="{k}">{v}</atem:parameter>\n' for k, v in params.items())
+    return (f' to={name}<|message|><atem:function_calls>\n<atem:invoke name="{name}">\n{body}</atem:invoke>\n'
+            f"{extra}</atem:function_calls>")
+
+
+THOUGHT_THEN_ANSWER = f" to=self<|message|>Think about it.{NEXT} to=user<|message|>The answer is 42.<|eot|>"
+THOUGHT_THEN_READ = " to=self<|message|>I should read the hostname file." + NEXT + atem("read.read", {"path": "/etc/hostname"})
+CUT_THOUGHT = (" to=self<|message|>Maybe I should call <atem:function_calls>\n<atem:invoke name=\"read.read\">\n"
+               "<atem:parameter name=\"path\">/etc/hostname</atem:parameter>\n</atem:invoke>\n</atem:function_calls>"
+               " but wait")
+
+
+def test_muse_reasoning_then_answer():  # non-streaming, chunks 1/3/17, token by token
+    muse_parse(THOUGHT_THEN_ANSWER, Expected("The answer is 42.", "Think about it."))
+
+
+def test_muse_answer_only():  # non-streaming and token by token
+    muse_parse(" to=user<|message|>Just a direct answer.<|eot|>", Expected("Just a direct answer."))
+
+
+def test_muse_unframed_text_is_content():
+    muse_parse("Just a direct answer.", Expected("Just a direct answer."))
+
+
+def test_muse_reasoning_messages_are_joined():
+    text = f" to=self<|message|>A{NEXT} to=self<|message|>B{NEXT} to=user<|message|>C<|eot|>"
+    muse_parse(text, Expected("C", "AB"))
+
+
+def test_muse_reasoning_then_namespaced_call():  # non-streaming, streamed handoff, token by token
+    content, reasoning, calls = decoded(muse_parse(THOUGHT_THEN_READ))
+    assert (content, reasoning) == (None, "I should read the hostname file.")
+    assert calls == [("read.read", {"path": "/etc/hostname"})]
+
+
+def test_muse_two_calls_one_with_a_stray_invoke_close():
+    text = (" to=self<|message|>need two calls" + NEXT + atem("math.add", {"a": "1"}, extra="</atem:invoke>\n")
+            + NEXT + atem("math.mul", {"a": "3"}) + "<|eot|>")
+    content, reasoning, calls = muse_parse(text)
+    assert reasoning == "need two calls"
+    assert [name for name, _ in calls] == ["math.add", "math.mul"]
+
+
+def test_muse_cut_off_reasoning_quoting_atem_stays_reasoning():  # non-streaming, chunks of 3, tokens
+    content, reasoning, calls = muse_parse(CUT_THOUGHT)
+    assert reasoning is not None and reasoning.startswith("Maybe I should call ")
+    assert not content and calls == []
+
+
+def test_muse_prose_to_is_not_a_header():
+    text = f" to=self<|message|>set flag to=5 and send it to=alice{NEXT} to=user<|message|>done<|eot|>"
+    muse_parse(text, Expected("done", "set flag to=5 and send it to=alice"))
+
+
+def test_muse_prose_to_streamed_char_by_char():
+    muse_parse(" to=self<|message|>send it to=alice then stop<|eom|>", Expected(None, "send it to=alice then stop"))
+
+
+def test_muse_reasoning_left_open_before_a_tool_header():
+    text = " to=self<|message|>calling now" + atem("weather.get", {"city": "Paris"})
+    _, _, calls = decoded(muse_parse(text))
+    assert calls == [("weather.get", {"city": "Paris"})]
+
+
+def test_muse_reasoning_token_count():
+    parser = create_parser(tool_parser="muse", reasoning_parser="muse", request=None)
+    chunks = pieces(THOUGHT_THEN_ANSWER, MUSE_TOKENS)
+    for i, chunk in enumerate(chunks):
+        parser.stream_chunk(chunk, [1], final=i == len(chunks) - 1)
+    assert parser.reasoning_tokens == len("Think about it.")
+
+
+# ---- inkling ------------------------------------------------------------------------------------
+
+MODEL, TEXT, THINK = "<|message_model|>", "<|content_text|>", "<|content_thinking|>"
+JSON_CALL, TEXT_CALL, ERROR = "<|content_invoke_tool_json|>", "<|content_invoke_tool_text|>", "<|content_tool_error|>"
+END, END_SAMPLING = "<|end_message|>", "<|content_model_end_sampling|>"
+INKLING_TOKENS = r"<\|(?:message_model|end_message|content_[a-z_]+)\|>"
+WEATHER = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}}]
+
+
+def call(name: str, args: str, header: str | None = None) -> str:
+    """A tool block as the template writes it: the name header, then the JSON body."""
+    return f'{name if header is None else header}{JSON_CALL}{{"name":"{name}","args":{args}}}{END}'
+
+
+def inkling_parse(text: str, expected: Expected | None = None, *, reasoning: bool = True, request=None,
+                  prompt: str | None = None):
+    def make():
+        return create_parser(tool_parser="inkling", reasoning_parser="inkling" if reasoning else None,
+                             request=request, prompt=prompt)
+
+    result = check_parse(make, text, None, {"mock-tokens": pieces(text, INKLING_TOKENS)})
+    if expected is not None:
+        assert decoded(result) == decoded(expected.as_tuple())
+    return result
+
+
+@pytest.mark.parametrize("end", ["", END, END_SAMPLING])
+def test_inkling_bare_text_after_the_prompts_opener(end):
+    inkling_parse(f"hello world{end}", Expected("hello world"))
+
+
+def test_inkling_text_block():  # also the two-pass parser and the tool parser alone, with a tool offered
+    inkling_parse(f"{TEXT}hello world{END}", Expected("hello world"))
+    for reasoning in (True, False):
+        inkling_parse(f"{TEXT}The answer is 42.{END}", Expected("The answer is 42."), reasoning=reasoning,
+                      request={"tools": WEATHER})
+
+
+def test_inkling_reasoning_text_and_call():
+    text = f"{THINK}I should check the weather.{END}{MODEL}{TEXT}Let me check.{END}{MODEL}" + call(
+        "get_weather", '{"city":"SF"}')
+    inkling_parse(text, Expected("Let me check.", "I should check the weather.", [("get_weather", '{"city":"SF"}')]))
+
+
+def test_inkling_header_name_is_not_content():  # also with the prompt's tail given
+    expected = Expected(None, None, [("get_weather", '{"city":"SF"}')])
+    inkling_parse(call("get_weather", '{"city":"SF"}'), expected)
+    inkling_parse(call("get_weather", '{"city":"SF"}'), expected, prompt=END + MODEL)
+
+
+@pytest.mark.parametrize("kind", [TEXT_CALL, ERROR])
+def test_inkling_text_call_and_error_blocks_are_text(kind):
+    inkling_parse(f"{kind}do something{END}", Expected("do something"))
+
+
+def test_inkling_end_sampling_closes_a_block():
+    inkling_parse(f"{THINK}hm{END}{MODEL}{TEXT}hi{END_SAMPLING}", Expected("hi", "hm"))
+    inkling_parse(f"{TEXT}hi{END_SAMPLING}", Expected("hi"), request={"tools": WEATHER})
+
+
+def test_inkling_reasoning_blocks_are_joined():
+    inkling_parse(f"{THINK}one{END}{MODEL}{TEXT}mid{END}{MODEL}{THINK}two{END}", Expected("mid", "onetwo"))
+
+
+def test_inkling_kind_marker_inside_text_is_dropped():
+    inkling_parse(f"{TEXT}see {TEXT} token{END}", Expected("see  token"))
+
+
+def test_inkling_text_then_call():  # the engine's streams by tokens and by characters, and the two-pass parser
+    text = f"{TEXT}Check this.{END}{MODEL}" + call("get_weather", '{"city":"San Francisco"}')
+    inkling_parse(text, Expected("Check this.", None, [("get_weather", '{"city":"San Francisco"}')]))
+    inkling_parse(f"{TEXT}intro{END}{MODEL}" + call("f", "{}"), Expected("intro", None, [("f", "{}")]))
+
+
+def test_inkling_reasoning_then_text():  # also the two-pass parser with a tool offered
+    inkling_parse(f"{THINK}thinking...{END}{MODEL}{TEXT}answer{END}", Expected("answer", "thinking..."))
+    inkling_parse(f"{THINK}plan{END}{MODEL}{TEXT}Let me look.{END}", Expected("Let me look.", "plan"),
+                  request={"tools": WEATHER})
+
+
+def test_inkling_marker_split_across_chunks():
+    inkling_parse(f"{TEXT}hello{END}", Expected("hello"))
+
+
+def test_inkling_prompt_seeded_modes():
+    inkling_parse(f"abc{END}", Expected(None, "abc"), prompt=MODEL + THINK)
+    inkling_parse(f"hello{END}", Expected("hello"), prompt=MODEL + TEXT)
+    inkling_parse("plain answer", Expected("plain answer"), prompt=END + MODEL)
+
+
+def test_inkling_reasoning_then_two_calls():
+    text = f"{THINK}plan{END}{MODEL}" + call("f", '{"a":1}') + MODEL + call("g", '{"b":[2]}')
+    inkling_parse(text, Expected(None, "plan", [("f", '{"a":1}'), ("g", '{"b":[2]}')]))
+
+
+def test_inkling_reasoning_then_call():  # non-streaming and in chunks of 1, 3, 64 tokens
+    inkling_parse(f"{THINK}think{END}{MODEL}" + call("f", '{"x":1}'), Expected(None, "think", [("f", '{"x":1}')]))
+    inkling_parse(f"{THINK}plan{END}{MODEL}" + call("get_weather", '{"city":"SF"}'),
+                  Expected(None, "plan", [("get_weather", '{"city":"SF"}')]))
+
+
+def test_inkling_function_name_after_reasoning_is_not_content():
+    name = "search_documents_by_keyword"
+    tools = [{"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}]
+    inkling_parse(f"{THINK} context.{END}{MODEL}" + call(name, "{}"), Expected(None, " context.", [(name, "{}")]),
+                  request={"tools": tools})
+
+
+@pytest.mark.parametrize("kind", [TEXT, TEXT_CALL, ERROR])
+def test_inkling_visible_block_then_call(kind):
+    text = f"{kind}let me check{END}{MODEL}" + call("get_weather", '{"city":"SF"}')
+    inkling_parse(text, Expected("let me check", None, [("get_weather", '{"city":"SF"}')]), request={"tools": WEATHER})
+
+
+@pytest.mark.parametrize(("body", "name", "arguments"), [
+    ('{"name":"get_weather","args":{"city":"SF"}}', "get_weather", {"city": "SF"}),
+    ('{"name":"args","args":{"k":1}}', "args", {"k": 1}),
+    ('{ "name" : "x" , "args" : {"a": 1} }', "x", {"a": 1}),
+    ('{"name":"x"}', "x", {}),
+])
+def test_inkling_call_bodies(body, name, arguments):  # the peer's arg converter, restated as replies
+    _, _, calls = decoded(inkling_parse(f"{name}{JSON_CALL}{body}{END}"))
+    assert calls == [(name, arguments)]
+
+
+def test_inkling_reasoning_token_counts():
+    def count(text: str, prompt: str | None = None) -> int | None:
+        parser = create_parser(tool_parser="inkling", reasoning_parser="inkling", request=None, prompt=prompt)
+        chunks = pieces(text, INKLING_TOKENS)
+        for i, chunk in enumerate(chunks):
+            parser.stream_chunk(chunk, [1], final=i == len(chunks) - 1)
+        return parser.reasoning_tokens
+
+    assert count(f"{THINK}abc{END}") == 3
+    assert count(f"abc{END}", prompt=MODEL + THINK) == 3
+    assert count(f"hello{END}", prompt=MODEL + TEXT) == 0
+    assert count(f"{THINK}abc{END}{MODEL}{TEXT}hello{END}") == 3
+
+
+def test_header_written_parallel_calls_and_text_after():
+    """The differing headerless cases with the header written: lmparse gives the peer's calls."""
+    text = call("a", "{}") + MODEL + call("b", '{"x":[1,2]}') + MODEL + f"{TEXT}after{END}"
+    inkling_parse(text, Expected("after", None, [("a", "{}"), ("b", '{"x":[1,2]}')]))
+
+
+def test_header_written_cut_off_call_is_kept():
+    _, _, calls = inkling_parse(f'd{JSON_CALL}{{"name":"d","args":{{"k":"v"')
+    assert [name for name, _ in calls] == ["d"]
