@@ -42,7 +42,7 @@ class CallEmitter:
 
     __slots__ = ("_allowed", "_max_calls", "_id_factory", "dropped", "calls_emitted", "state", "_held", "_index",
                  "_args_sent", "_guard", "_name", "_spilled",
-                 "verbatim")
+                 "verbatim", "json_arguments", "_plain")
 
     def __init__(self, allowed: frozenset[str] | None, id_factory: Callable[[], str] = new_call_id,
                  max_calls: int | None = None) -> None:
@@ -62,6 +62,14 @@ class CallEmitter:
         # per call): what broke is then markup the ``dropped`` record keeps; converted
         # arguments are the parser's own text, and the record keeps none.
         self.verbatim = False
+        # The current call's arguments are a JSON object by design, so they pass through the
+        # guard. False for a call whose body is not JSON by design (gpt-oss's built-in
+        # ``python``, whose message is code): its text goes out as written (set per call,
+        # after ``begin``).
+        self.json_arguments = True
+        # The accepted call's guard stands inside a value string with nothing held
+        # (``JsonGuard.plain``), copied here after each feed for the fast lanes' one check.
+        self._plain = False
 
     @property
     def named(self) -> bool:
@@ -77,6 +85,8 @@ class CallEmitter:
         self._guard = JsonGuard()
         self._spilled = []
         self.verbatim = False
+        self.json_arguments = True
+        self._plain = False
 
     def name(self, out: Events, name: str, call_id: str | None = None) -> None:
         """The current call's name: accept it (``CallStart``) or drop the call.
@@ -112,7 +122,13 @@ class CallEmitter:
     def _send(self, out: Events, text: str) -> None:
         """Argument text of the accepted call, through its ``JsonGuard``: what keeps it a
         JSON object goes out; text that broke it is kept for the call's ``dropped`` record."""
-        good, bad = self._guard.feed(text)
+        if not self.json_arguments:
+            self._args_sent = True
+            out.append(CallArgs(self._index, text))
+            return
+        guard = self._guard
+        good, bad = guard.feed(text)
+        self._plain = guard.plain
         if good:
             self._args_sent = True
             out.append(CallArgs(self._index, good))
@@ -122,10 +138,10 @@ class CallEmitter:
     def clean_run(self, text: str) -> bool:
         """Whether the fast lane may take ``text`` whole as argument text: it goes out as it
         stands (it neither breaks the object nor ends where something must be held)."""
-        if self.state != ACCEPTED:
+        if self.state != ACCEPTED or not self.json_arguments:
             return True
         guard = self._guard
-        if guard.in_value_string() and '"' not in text and "\\" not in text:
+        if self._plain and '"' not in text and "\\" not in text:
             return True
         if guard.broken:
             return False
@@ -138,15 +154,36 @@ class CallEmitter:
         call is not accepted, or the text is empty)."""
         if self.state == ACCEPTED and text:
             self._args_sent = True
-            self._guard.feed(text)
+            if self.json_arguments:
+                guard = self._guard
+                guard.feed(text)
+                self._plain = guard.plain
             return self._index
         return -1
+
+    def string_run(self, body: str) -> int | None:
+        """``clean_run`` then ``run`` for a fast lane's JSON string-body text (whole characters
+        and escapes, no closing quote): inside a value string with nothing held it leaves the
+        guard as it stands, so the hot path takes no grammar step. None: the lane must not take it."""
+        if self._plain:  # (an accepted call's JSON arguments, inside a value string)
+            if body:
+                self._args_sent = True
+                return self._index
+            return -1
+        if not self.clean_run(body):
+            return None
+        return self.run(body)
 
     def end(self, out: Events) -> None:
         """The current call ends: an accepted call always carries an arguments object;
         a call that never got its name is recorded as dropped."""
         state = self.state
-        if state == ACCEPTED:
+        self._plain = False
+        if state == ACCEPTED and not self.json_arguments:  # (not JSON by design: as written)
+            if not self._args_sent:
+                out.append(CallArgs(self._index, "{}"))
+            out.append(CallEnd(self._index))
+        elif state == ACCEPTED:
             closing, left = self._guard.close()
             if not self._args_sent:
                 closing = "{}"
@@ -168,6 +205,7 @@ class CallEmitter:
         """The current call never was (its block turned back into text): no record."""
         self.state = NO_CALL
         self._held = []
+        self._plain = False
 
     def drop(self, out: Events, name: str | None, reason: str) -> None:
         """The current call reaches no client; the record says why."""
@@ -177,6 +215,7 @@ class CallEmitter:
         """``drop``, with the record made by the caller."""
         self.state = DROPPED
         self._held = []
+        self._plain = False
         self.record(out, record)
         logger.info("tool call dropped: name=%r reason=%s", record.name, record.reason)
 
@@ -185,6 +224,7 @@ class CallEmitter:
         call, and the record keeps the markup read so far (``text``, when its owner kept it)."""
         self.state = NO_CALL
         self._held = []
+        self._plain = False
         self.record(out, DroppedCall(None, reason, text))
         logger.info("markup cut off by the end of the reply: %s", reason)
 

@@ -103,8 +103,12 @@ class JsonRunLane(ToolParser):
     def take_run(self, text: str) -> RunTake | None:
         scanner = self._arguments.scanner
         # (a chunk inside a string with no quote, backslash or escape pending: nothing to scan)
-        if text and self._calls.clean_run(text) and (
-                (scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending)
-                or scanner.run_through(text)):
-            return len(text), self._calls.run(text), text
+        if not text:
+            return None
+        calls = self._calls
+        if scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending:
+            index = calls.string_run(text)  # (no grammar step inside a value string)
+            return None if index is None else (len(text), index, text)
+        if calls.clean_run(text) and scanner.run_through(text):
+            return len(text), calls.run(text), text
         return None

@@ -32,7 +32,7 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 class JsonGuard:
     """One call's argument text through the JSON grammar (see the module)."""
 
-    __slots__ = ("_stack", "_state", "_safe_state", "_held", "_token", "_hex", "_escaped_from", "broken")
+    __slots__ = ("_stack", "_state", "_safe_state", "_held", "_token", "_hex", "_escaped_from", "broken", "plain")
 
     def __init__(self) -> None:
         self._stack: list[str] = []  # the closers owed, innermost last
@@ -43,6 +43,10 @@ class JsonGuard:
         self._hex = 0  # hex digits still due in a ``\\u`` escape
         self._escaped_from = _STRING  # the string state an escape returns to
         self.broken = False
+        # Inside a string value with nothing held: string-body text (no closing quote, whole
+        # escapes) goes out as it is and leaves the guard as it stands, so a fast lane needs
+        # no grammar step for it (kept by ``feed`` and ``close``).
+        self.plain = False
 
     def copy(self) -> JsonGuard:
         other = JsonGuard.__new__(JsonGuard)
@@ -50,10 +54,6 @@ class JsonGuard:
             setattr(other, slot, getattr(self, slot))
         other._stack = list(self._stack)
         return other
-
-    def in_value_string(self) -> bool:
-        """Inside a string value with nothing held: text with no quote or backslash goes out as it is."""
-        return self._state == _STRING and not self._held and not self.broken
 
     def feed(self, text: str) -> tuple[str, str]:
         """``(text that may go out now, text that broke the grammar with all after it)``."""
@@ -159,11 +159,13 @@ class JsonGuard:
         self._state = state
         if i < n:  # broke at ``i``: what was held since the last safe point breaks with it
             self.broken = True
+            self.plain = False
             self._state = self._safe_state
             self._held = ""
             return buf[:out], buf[out:]
-        self._held = buf[out:]
+        self._held = held = buf[out:]
         self._token -= out
+        self.plain = state == _STRING and not held
         return buf[:out], ""
 
     def close(self) -> tuple[str, str]:
@@ -183,4 +185,5 @@ class JsonGuard:
         self._stack = []
         self._held = ""
         self._state = _DONE
+        self.plain = False
         return suffix, left
