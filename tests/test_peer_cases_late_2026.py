@@ -11,7 +11,7 @@ tool), the comparison is on the end result.
 
 Counts (identical / differing / not applicable, of the tests in the file):
   muse     18 / 2 / 1 of 21
-  inkling  38 / 23 / 9 of 70
+  inkling  55 / 6 / 9 of 70
 
 Differing, muse:
 - ``test_bare_header_is_untagged_content``: `` <|message|>public text<|eot|>`` (a header with no recipient) is
@@ -24,28 +24,35 @@ Not applicable, muse: ``TestAdjustRequest`` (vLLM forces ``skip_special_tokens=F
 Not asserted by the peer, but different: with no tool schema, lmparse keeps ``<atem:parameter name="a">1``
 as the string ``"1"`` (typed only by a schema); vLLM's ``muse_glimmer`` decodes JSON first (the number 1).
 
-Differing, inkling:
-- A tool block with no name header where a header is due: at the reply's start (the prompt ends in
-  ``<|message_model|>``, and vLLM's ``_tool_block`` writes ``<|content_invoke_tool_json|>{...}`` directly), or
-  after a text block closed without ``<|message_model|>``.  vLLM parses the call; lmparse needs the header the
-  template writes (``NAME<|content_invoke_tool_json|>``) or the ``<|message_model|>`` opener, and otherwise keeps
-  the block as content.  18 tests: ``test_parallel_tool_calls``, ``test_nested_args``,
-  ``test_text_after_tool_call``, ``test_incomplete_tool_call_at_eos``, ``test_name_streams_before_args_complete``,
-  ``test_streamed_args_are_object_only``, ``test_parallel_calls_streaming``, ``test_adapter_round_trip``,
-  ``test_multi_tool_round_trip``, ``test_tool_then_text``, ``test_two_tools_then_text``,
-  ``test_end_sampling_tool_closer_round_trips``, ``test_incomplete_tool_at_eos`` (two-pass),
-  ``test_tool_start_from_message_header_streaming``, ``test_content_state_tool_start_streaming``,
-  ``test_tool_block_non_streaming``, ``test_tool_block_streaming``, and (with another cause as well)
-  ``test_thinking_then_tool_still_promotes``.  With the header written, lmparse gives the peer's calls
-  (``test_header_written_*`` below), a cut-off call included.
+Identical since the headerless tool block is read (branch ``inkling2``): a ``<|content_invoke_tool_json|>``
+block with no name header -- at the reply's start (the prompt ends in ``<|message_model|>``, and vLLM's
+``_tool_block`` writes the kind marker directly), or after a text block closed without ``<|message_model|>``
+-- is a call named by its body (``test_headerless_*`` below, 17 tests): ``test_parallel_tool_calls``,
+``test_nested_args``, ``test_text_after_tool_call``, ``test_incomplete_tool_call_at_eos``,
+``test_name_streams_before_args_complete``, ``test_streamed_args_are_object_only``,
+``test_parallel_calls_streaming``, ``test_adapter_round_trip``, ``test_multi_tool_round_trip``,
+``test_tool_then_text``, ``test_two_tools_then_text``, ``test_end_sampling_tool_closer_round_trips``,
+``test_incomplete_tool_at_eos`` (two-pass), ``test_tool_start_from_message_header_streaming``,
+``test_content_state_tool_start_streaming``, ``test_tool_block_non_streaming``, ``test_tool_block_streaming``.
+
+Differing, inkling (kept by lmparse's rules; pinned by ``test_kept_*`` below):
 - ``test_function_name_header_before_tool_start_streaming``: header ``someFn``, body name ``get_weather``: vLLM
-  takes the body's name, lmparse the header's.
-- ``test_non_object_args_rejected``: ``"args": [1]`` is refused by vLLM; lmparse forwards ``[1]``.
+  takes the body's name, lmparse the header's.  The header is the function name (PROTOCOLS.md: HEADER = the
+  function name; the template writes the two equal), and it arrives first: a call's identity goes out first
+  (``CallStart`` carries the name, docs/architecture.md section 4), so lmparse names the call when the header
+  ends instead of holding it back until the body's ``name``.  With tools offered, ``someFn`` is not a declared
+  tool and the call is dropped (``dropped``), never renamed.
+- ``test_non_object_args_rejected``: ``"args": [1]`` is refused by vLLM; lmparse forwards ``[1]``: the shared
+  ``JsonArguments`` forwards an object or array as the scanner passes it (streamed, not held to the end to be
+  judged), the same for every JSON dialect.
 - ``test_tool_choice_none_non_streaming`` / ``_streaming``: vLLM drops the call and the framing and returns
-  ``visible``; lmparse with ``tool_choice="none"`` leaves the tool markup and its framing in the content.
+  ``visible``; lmparse with ``tool_choice="none"`` turns tool parsing off, and markup with tools off stays
+  content verbatim (``create_parser``; ``ParserRequest`` tools off), framing included.
 - ``TestToolParserWithoutReasoningParser.test_thinking_then_text_keeps_structure`` /
   ``test_thinking_then_tool_still_promotes``: with no reasoning parser vLLM still drops the thinking block;
-  lmparse returns it as content (``<|content_thinking|>plan…``).
+  lmparse returns it as content (``<|content_thinking|>plan…``): without a reasoning parser there is no
+  reasoning channel, and no reply text is dropped (conservation, docs/architecture.md).  The tool call of the
+  second test is parsed (the ``<|message_model|>`` before an empty header opens it); only the content differs.
 Not applicable, inkling: the arg converter's partial-input cases (3), ``test_adapters_resolve``, the
 two-pass handoff test whose text and token ids disagree (``..._handoff_uses_text_markers``), the two
 ``StreamingParserEngine`` event tests, ``test_reset_reuse_after_incomplete_span`` (lmparse builds one
@@ -296,7 +303,7 @@ def test_inkling_reasoning_token_counts():
 
 
 def test_header_written_parallel_calls_and_text_after():
-    """The differing headerless cases with the header written: lmparse gives the peer's calls."""
+    """The headerless cases with the header written: the same calls as without it."""
     text = call("a", "{}") + MODEL + call("b", '{"x":[1,2]}') + MODEL + f"{TEXT}after{END}"
     inkling_parse(text, Expected("after", None, [("a", "{}"), ("b", '{"x":[1,2]}')]))
 
@@ -304,3 +311,94 @@ def test_header_written_parallel_calls_and_text_after():
 def test_header_written_cut_off_call_is_kept():
     _, _, calls = inkling_parse(f'd{JSON_CALL}{{"name":"d","args":{{"k":"v"')
     assert [name for name, _ in calls] == ["d"]
+
+
+# ---- inkling: tool blocks with no name header (the body's ``name`` names the call) -------------
+
+def bare_call(name: str, args: str) -> str:
+    """A tool block as vLLM's tests write it: the kind marker, the JSON body, no name header."""
+    return f'{JSON_CALL}{{"name":"{name}","args":{args}}}{END}'
+
+
+LOOKUP = [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}]
+
+
+@pytest.mark.parametrize("reasoning", [True, False])
+def test_headerless_call_at_the_reply_start(reasoning: bool) -> None:
+    """vLLM: ``test_adapter_round_trip``, ``test_tool_block_non_streaming`` / ``_streaming`` (no reasoning
+    parser), ``test_tool_start_from_message_header_streaming`` (tools offered, content empty)."""
+    expected = Expected(None, None, [("lookup", '{"term":"otter"}')])
+    inkling_parse(bare_call("lookup", '{"term":"otter"}'), expected, reasoning=reasoning)
+    inkling_parse(bare_call("lookup", '{"term":"otter"}'), expected, reasoning=reasoning,
+                  request={"tools": LOOKUP}, prompt=END + MODEL)
+
+
+def test_headerless_call_with_nested_arguments() -> None:  # vLLM: test_nested_args
+    args = '{"filter":{"any":[{"tag":"x}y"}]},"limit":3}'
+    inkling_parse(bare_call("search", args), Expected(None, None, [("search", args)]))
+
+
+def test_headerless_call_arguments_are_the_args_object() -> None:  # vLLM: test_streamed_args_are_object_only
+    content, _, calls = inkling_parse(bare_call("put", '{"n":7}'))
+    assert content is None and calls == [("put", '{"n":7}')]
+
+
+def test_headerless_parallel_calls() -> None:  # vLLM: test_parallel_tool_calls, _streaming, test_multi_tool_round_trip
+    text = bare_call("first", '{"i":10}') + MODEL + bare_call("second", '{"j":[3,4]}')
+    inkling_parse(text, Expected(None, None, [("first", '{"i":10}'), ("second", '{"j":[3,4]}')]))
+
+
+def test_headerless_calls_then_a_text_block() -> None:  # vLLM: test_text_after_tool_call, test_tool_then_text, _two_tools_
+    inkling_parse(bare_call("ping", "{}") + MODEL + f"{TEXT}sent{END}", Expected("sent", None, [("ping", "{}")]))
+    text = bare_call("ping", "{}") + MODEL + bare_call("pong", "{}") + MODEL + f"{TEXT}both sent{END}"
+    inkling_parse(text, Expected("both sent", None, [("ping", "{}"), ("pong", "{}")]))
+
+
+def test_headerless_call_after_a_text_block_closed_without_opener() -> None:  # vLLM: test_content_state_tool_start_streaming
+    text = f"{TEXT}One moment.{END}" + bare_call("lookup", '{"term":"heron"}')
+    inkling_parse(text, Expected("One moment.", None, [("lookup", '{"term":"heron"}')]), request={"tools": LOOKUP})
+
+
+def test_headerless_call_closed_by_end_of_sampling() -> None:  # vLLM: test_end_sampling_tool_closer_round_trips
+    text = f'{JSON_CALL}{{"name":"stop","args":{{}}}}{END_SAMPLING}'
+    inkling_parse(text, Expected(None, None, [("stop", "{}")]))
+
+
+def test_headerless_call_cut_off_is_kept() -> None:  # vLLM: test_incomplete_tool_call_at_eos, test_incomplete_tool_at_eos
+    _, _, calls = inkling_parse(f'{JSON_CALL}{{"name":"save","args":{{"path":"/tm')
+    assert [name for name, _ in calls] == ["save"]
+
+
+def test_headerless_call_name_streams_before_its_arguments() -> None:  # vLLM: test_name_streams_before_args_complete
+    parser = create_parser(tool_parser="inkling", reasoning_parser="inkling", request=None)
+    deltas = parser.stream_chunk(f'{JSON_CALL}{{"name":"fetch_page","', [1])
+    names = [tc.function.name for delta, _ in deltas for tc in delta.tool_calls or [] if tc.function and tc.function.name]
+    assert names == ["fetch_page"]
+
+
+def test_headerless_kind_marker_in_prose_is_text() -> None:
+    """Not a peer case: the body must be a named envelope, else the marker is text."""
+    inkling_parse(f"{TEXT}the {JSON_CALL} token{END}", Expected(f"the {JSON_CALL} token"), request={"tools": LOOKUP})
+
+
+# ---- inkling: the differences kept (see the module docstring) -----------------------------------
+
+def test_kept_the_header_names_the_call() -> None:
+    _, _, calls = inkling_parse(call("lookup", '{"term":"owl"}', header="find"))
+    assert [name for name, _ in calls] == ["find"]
+
+
+def test_kept_array_args_are_forwarded() -> None:
+    _, _, calls = inkling_parse(call("lookup", "[2]"))
+    assert calls == [("lookup", "[2]")]
+
+
+def test_kept_tool_choice_none_leaves_the_markup_as_text() -> None:
+    text = f"{TEXT}shown{END}{MODEL}" + call("lookup", '{"term":"elk"}')
+    content, _, calls = inkling_parse(text, request={"tools": LOOKUP, "tool_choice": "none"})
+    assert calls == [] and content is not None and content.startswith("shown") and JSON_CALL in content
+
+
+def test_kept_thinking_without_a_reasoning_parser_is_content() -> None:
+    content, reasoning, _ = inkling_parse(f"{THINK}idea{END}{MODEL}{TEXT}reply{END}", reasoning=False)
+    assert reasoning is None and content is not None and content.startswith(f"{THINK}idea")

@@ -14,6 +14,12 @@ start the header has no opener: a bare start at a name character, which is a cal
 ``<|content_invoke_tool_json|>`` follows the name.  The header names the call (it wins over
 the body's ``name``); the body's arguments are forwarded as written.
 
+The header is optional (vLLM's tests write none): ``<|content_invoke_tool_json|>`` met with no
+header before it -- at the reply's start, or after a block closed without ``<|message_model|>``
+-- opens the block itself (a payload open tag), and the body's ``name`` names the call.  That
+is unambiguous: the kind marker is a special token, and the body must still be an envelope
+with a name, else the text goes back (``See <|content_invoke_tool_json|> here`` is content).
+
 Tokens (bw ``inkling``, and vLLM's test vocabulary): every marker is one special token; the
 parser matches text, so a split anywhere is held.
 """
@@ -49,6 +55,8 @@ _HEADER, _BODY, _TRAILER = range(3)
 class InklingToolParser(JsonToolParser):
     summary = f'{MESSAGE}NAME{INVOKE_JSON}{{"name":NAME,"args":{{...}}}}{END_MESSAGE}'
     tool_open_tags = (MESSAGE,)
+    # A headerless tool block: the kind marker opens it and is read as its (empty) header's end.
+    payload_open_tags = (INVOKE_JSON,)
     tool_close_tag = None  # the dialect reads ``<|end_message|>`` itself: other blocks are not its own
     argument_field = "args"
     argument_aliases = frozenset(("arguments", "parameters"))
