@@ -135,6 +135,15 @@ class CallEmitter:
         if bad:
             self._spilled.append(bad)
 
+    def value_end(self, out: Events) -> None:
+        """The value just written is whole (the dialect met its close tag): a typed scalar
+        the guard held because more digits could follow goes out now, not with what follows."""
+        if self.state == ACCEPTED and self.json_arguments:
+            good = self._guard.end_value()
+            if good:
+                self._args_sent = True
+                out.append(CallArgs(self._index, good))
+
     def clean_run(self, text: str) -> bool:
         """Whether the fast lane may take ``text`` whole as argument text: it goes out as it
         stands (it neither breaks the object nor ends where something must be held)."""

@@ -168,6 +168,18 @@ class JsonGuard:
         self.plain = state == _STRING and not held
         return buf[:out], ""
 
+    def end_value(self) -> str:
+        """The dialect knows the value it just wrote is whole (it met the value's close tag): a
+        bare scalar held only because more of it could follow goes out, with what was held
+        before it (its key).  Empty when nothing was held for that reason."""
+        if self.broken or self._state != _TOKEN or not _SCALAR.fullmatch(self._held, self._token):
+            return ""
+        out = self._held
+        self._held = ""
+        self._token = 0
+        self._state = self._safe_state = _AFTER
+        return out
+
     def close(self) -> tuple[str, str]:
         """The arguments end here: ``(text that closes the object, held text that is not
         argument text)``.  Empty closing text when nothing began (the emitter writes ``{}``)."""

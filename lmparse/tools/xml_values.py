@@ -305,6 +305,7 @@ class XmlValueReader:
         elif mode == _BUFFER:
             value = convert_value("".join(self._parts), self._kind)
             self._calls.arguments(events, "{}" if self._whole and not value.startswith("{") else value)
+            self._calls.value_end(events)  # (a typed scalar is whole at its close tag)
         elif self._scanner is not None and not self._scanner.started:
             self._calls.arguments(events, "{}" if self._whole else '""')  # an empty JSON value
         self._parts = []  # (for JSON: whitespace before the closing tag)
