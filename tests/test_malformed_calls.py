@@ -62,7 +62,7 @@ FOUND = [
     ("gigachat3", '<think></think>Sure.\n<|function_call|>{"name": "f", "arguments": "'),
     # An invalid escape (``\\:``) inside a string value (deepseek-v31, seed 980): the whole
     # reply gave ``{"city": ""}`` and a per-character one streamed the rest through the fast
-    # lane (``{"city": "<g{q>"}``): the lane now asks the guard (``CallEmitter.clean_run``).
+    # lane (``{"city": "<g{q>"}``): the lane now asks the guard (``CallEmitter.try_run``).
     ("deepseek-v31", '</think>Sure.\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>typed<｜tool▁sep｜>{}<｜tool▁call▁end｜>'
                      '<｜tool▁calls▁end｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>'
                      '{"city": "<\\:g{"q\\">"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>\nDone.'),

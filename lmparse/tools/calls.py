@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Callable
 
 from ..events import CallArgs, CallEnd, CallStart, DroppedCall, Events
-from .json_guard import JsonGuard
+from .json_guard import JsonGuard, plain_string_body
 
 __all__ = ["CallEmitter", "DroppedCall", "Events", "new_call_id", "NO_CALL", "UNNAMED", "ACCEPTED", "DROPPED",
            "TRUNCATED_HEAD",
@@ -42,7 +42,7 @@ class CallEmitter:
 
     __slots__ = ("_allowed", "_max_calls", "_id_factory", "dropped", "calls_emitted", "state", "_held", "_index",
                  "_args_sent", "_guard", "_name", "_spilled",
-                 "verbatim", "json_arguments", "_plain")
+                 "verbatim", "json_arguments", "_plain", "_trial", "_tried")
 
     def __init__(self, allowed: frozenset[str] | None, id_factory: Callable[[], str] = new_call_id,
                  max_calls: int | None = None) -> None:
@@ -70,6 +70,12 @@ class CallEmitter:
         # The accepted call's guard stands inside a value string with nothing held
         # (``JsonGuard.plain``), copied here after each feed for the fast lanes' one check.
         self._plain = False
+        # The guard as ``clean_run`` left it after reading the fast lane's text: ``run``
+        # takes it instead of reading the same text twice.
+        self._trial: JsonGuard | None = None
+        # The guard after reading text the fast lane then did not take, with what it let out:
+        # the slow path that gets the same text next takes it instead of reading it again.
+        self._tried: tuple[str, JsonGuard, str, str] | None = None
 
     @property
     def named(self) -> bool:
@@ -83,6 +89,7 @@ class CallEmitter:
         self._index = -1
         self._args_sent = False
         self._guard = JsonGuard()
+        self._trial = self._tried = None
         self._spilled = []
         self.verbatim = False
         self.json_arguments = True
@@ -119,6 +126,25 @@ class CallEmitter:
         elif state == UNNAMED:
             self._held.append(text)
 
+    def whole_object(self, out: Events, text: str) -> None:
+        """The current call's arguments, one JSON object the caller has proven valid (the C
+        decoder read it): no grammar step when they are all the call has."""
+        if self.state == ACCEPTED and self.json_arguments and self._guard.take_whole():
+            self._args_sent = True
+            out.append(CallArgs(self._index, text))
+        else:
+            self.arguments(out, text)
+
+    def string_body(self, out: Events, text: str) -> None:
+        """Argument text the caller made a JSON string body (whole escapes, no closing quote):
+        inside a value string with nothing held it goes out with no grammar step."""
+        if self._plain and self.state == ACCEPTED:
+            if text:
+                self._args_sent = True
+                out.append(CallArgs(self._index, text))
+        else:
+            self.arguments(out, text)
+
     def _send(self, out: Events, text: str) -> None:
         """Argument text of the accepted call, through its ``JsonGuard``: what keeps it a
         JSON object goes out; text that broke it is kept for the call's ``dropped`` record."""
@@ -126,8 +152,14 @@ class CallEmitter:
             self._args_sent = True
             out.append(CallArgs(self._index, text))
             return
-        guard = self._guard
-        good, bad = guard.feed(text)
+        tried = self._tried
+        if tried is not None and tried[0] == text:
+            _, guard, good, bad = tried
+            self._guard = guard
+        else:
+            guard = self._guard
+            good, bad = guard.feed(text)
+        self._tried = None
         self._plain = guard.plain
         if good:
             self._args_sent = True
@@ -139,49 +171,59 @@ class CallEmitter:
         """The value just written is whole (the dialect met its close tag): a typed scalar
         the guard held because more digits could follow goes out now, not with what follows."""
         if self.state == ACCEPTED and self.json_arguments:
+            self._tried = None
             good = self._guard.end_value()
             if good:
                 self._args_sent = True
                 out.append(CallArgs(self._index, good))
 
-    def clean_run(self, text: str) -> bool:
-        """Whether the fast lane may take ``text`` whole as argument text: it goes out as it
-        stands (it neither breaks the object nor ends where something must be held)."""
+    def try_run(self, text: str) -> str | None:
+        """What of ``text`` goes out if a block's fast lane takes it whole as argument text
+        (the guard may hold its end back); None when the lane must not take it (it breaks
+        the object: the slow path records that).  ``run`` commits it."""
         if self.state != ACCEPTED or not self.json_arguments:
-            return True
+            return text
+        self._trial = self._tried = None
+        if self._plain and (("\\" not in text and '"' not in text) or plain_string_body(text)):
+            return text  # (inside a value string: the guard stands as it is)
         guard = self._guard
-        if self._plain and '"' not in text and "\\" not in text:
-            return True
         if guard.broken:
-            return False
-        good, bad = guard.copy().feed(text)
-        return not bad and good == text
+            return None
+        trial = guard.copy()
+        good, bad = trial.feed(text)
+        self._tried = (text, trial, good, bad)
+        if bad:
+            return None
+        self._trial = trial
+        return good
 
-    def run(self, text: str) -> int:
-        """Argument text a block's fast lane took whole (after ``clean_run``), which the edge
-        makes a delta of itself: the current call's index, or -1 when nothing goes out (the
-        call is not accepted, or the text is empty)."""
-        if self.state == ACCEPTED and text:
-            self._args_sent = True
-            if self.json_arguments:
-                guard = self._guard
-                guard.feed(text)
-                self._plain = guard.plain
-            return self._index
-        return -1
+    def run(self, good: str) -> int:
+        """A block's fast lane took the text ``try_run`` was given; ``good`` is what it said
+        goes out, a delta the edge makes itself: the current call's index, or -1 when
+        nothing goes out (the call is not accepted, or nothing was let out)."""
+        if self.state != ACCEPTED:
+            return -1
+        trial = self._trial
+        if trial is not None:  # (None: the text left the guard as it stands)
+            self._guard = trial
+            self._plain = trial.plain
+            self._trial = self._tried = None
+        if not good:
+            return -1
+        self._args_sent = True
+        return self._index
 
     def string_run(self, body: str) -> int | None:
-        """``clean_run`` then ``run`` for a fast lane's JSON string-body text (whole characters
-        and escapes, no closing quote): inside a value string with nothing held it leaves the
-        guard as it stands, so the hot path takes no grammar step. None: the lane must not take it."""
-        if self._plain:  # (an accepted call's JSON arguments, inside a value string)
+        """A fast lane's JSON string-body text (whole characters and escapes, no closing quote)
+        inside a value string of the accepted call with nothing held: it leaves the guard as
+        it stands, so the hot path takes no grammar step.  The call's index, -1 for empty
+        text; None when the guard is not there (the slow path takes the text)."""
+        if self._plain:
             if body:
                 self._args_sent = True
                 return self._index
             return -1
-        if not self.clean_run(body):
-            return None
-        return self.run(body)
+        return None
 
     def end(self, out: Events) -> None:
         """The current call ends: an accepted call always carries an arguments object;
@@ -193,6 +235,7 @@ class CallEmitter:
                 out.append(CallArgs(self._index, "{}"))
             out.append(CallEnd(self._index))
         elif state == ACCEPTED:
+            self._tried = None
             closing, left = self._guard.close()
             if not self._args_sent:
                 closing = "{}"

@@ -70,7 +70,9 @@ class JsonArguments:
                 pos += 1
         end = scanner.scan(text, pos, final)
         if end > pos:
-            if scanner.container:
+            if scanner.decoded and text[pos] == "{":  # (read whole by the C decoder: JSON as it stands)
+                self._calls.whole_object(events, text[pos:end] if pos or end < n else text)
+            elif scanner.container:
                 self._calls.arguments(events, text[pos:end] if pos or end < n else text)
             else:
                 self._held.append(text[pos:end])
@@ -108,7 +110,9 @@ class JsonRunLane(ToolParser):
         calls = self._calls
         if scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending:
             index = calls.string_run(text)  # (no grammar step inside a value string)
-            return None if index is None else (len(text), index, text)
-        if calls.clean_run(text) and scanner.run_through(text):
-            return len(text), calls.run(text), text
+            if index is not None:
+                return len(text), index, text
+        good = calls.try_run(text)
+        if good is not None and scanner.run_through(text):
+            return len(text), calls.run(good), good
         return None

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["JsonGuard"]
+from .json_scanner import WHOLE_DECODER
+
+__all__ = ["JsonGuard", "plain_string_body"]
 
 # Where the grammar stands.  The "safe" states are those at which text may be let out:
 # the object can be closed from there by closers alone.
@@ -25,8 +27,28 @@ _SAFE = frozenset((_KEY_OR_END, _VALUE_OR_END, _AFTER, _STRING, _DONE))
 _WS = " \t\n\r"
 _TOKEN_CHARS = frozenset("0123456789+-.eEtrufalsn")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
-_STRING_RUN = re.compile(r'[^"\\]*')
+# A string body: plain characters and whole escapes.  It stops at the closing quote, at a
+# backslash whose escape is not whole (yet) or not valid, or at the end.
+_BODY = r'[^"\\]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\]*)*'
+_STRING_RUN = re.compile(_BODY)
 _HEX = frozenset("0123456789abcdefABCDEF")
+# Below this many characters the C decoder cannot pay for a failed try.
+_DECODE_MIN = 256
+# Whole members read in one C match (most argument text is flat runs of them): a scalar
+# counts only when what follows it shows it ended, so a match never ends inside one.
+_W = r"[ \t\n\r]*"
+_V = rf'(?:"{_BODY}"|(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)(?=[ \t\n\r,\]}}]))'
+_M = rf'{_W}"{_BODY}"{_W}:{_W}{_V}'
+_OBJECT_FROM_KEY = re.compile(rf"{_M}(?:{_W},{_M})*")
+_OBJECT_FROM_VALUE = re.compile(rf"{_W}{_V}(?:{_W},{_M})*")
+_OBJECT_AFTER = re.compile(rf"(?:{_W},{_M})+")
+_ARRAY_FROM_VALUE = re.compile(rf"{_W}{_V}(?:{_W},{_W}{_V})*")
+_ARRAY_AFTER = re.compile(rf"(?:{_W},{_W}{_V})+")
+
+
+def plain_string_body(text: str) -> bool:
+    """Whether ``text`` is string-body text alone: no quote, only whole valid escapes."""
+    return _STRING_RUN.fullmatch(text) is not None
 
 
 class JsonGuard:
@@ -50,15 +72,31 @@ class JsonGuard:
 
     def copy(self) -> JsonGuard:
         other = JsonGuard.__new__(JsonGuard)
-        for slot in JsonGuard.__slots__:
-            setattr(other, slot, getattr(self, slot))
-        other._stack = list(self._stack)
+        other._stack = self._stack[:]
+        other._state = self._state
+        other._safe_state = self._safe_state
+        other._held = self._held
+        other._token = self._token
+        other._hex = self._hex
+        other._escaped_from = self._escaped_from
+        other.broken = self.broken
+        other.plain = self.plain
         return other
 
     def feed(self, text: str) -> tuple[str, str]:
         """``(text that may go out now, text that broke the grammar with all after it)``."""
         if self.broken:
             return "", text
+        if self._state == _START and len(text) >= _DECODE_MIN and text.lstrip(_WS)[:1] == "{":
+            # A whole object in one piece (a complete parse): the C decoder reads it at once.
+            try:
+                end = WHOLE_DECODER.raw_decode(text, len(text) - len(text.lstrip(_WS)))[1]
+            except (ValueError, RecursionError):
+                pass
+            else:
+                if not text[end:].strip(_WS):
+                    self._state = self._safe_state = _DONE
+                    return text, ""
         buf = self._held + text if self._held else text
         n = len(buf)
         out = 0  # buf[:out] may go out
@@ -66,6 +104,19 @@ class JsonGuard:
         stack = self._stack
         state = self._state
         while i < n:
+            if n - i > 24 and stack and (state == _AFTER or state == _KEY_OR_END or state == _KEY or state == _VALUE
+                          or state == _VALUE_OR_END):
+                if stack[-1] == "}":
+                    bulk = (_OBJECT_AFTER if state == _AFTER else
+                            _OBJECT_FROM_VALUE if state == _VALUE else _OBJECT_FROM_KEY)
+                else:
+                    bulk = _ARRAY_AFTER if state == _AFTER else _ARRAY_FROM_VALUE
+                m = bulk.match(buf, i)
+                if m is not None and m.end() > i:  # whole members: safe after the last
+                    i = out = m.end()
+                    state = self._safe_state = _AFTER
+                    if i == n:
+                        break
             c = buf[i]
             if state == _STRING or state == _KEY_STRING:
                 i = _STRING_RUN.match(buf, i).end()  # type: ignore[union-attr]
@@ -167,6 +218,14 @@ class JsonGuard:
         self._token -= out
         self.plain = state == _STRING and not held
         return buf[:out], ""
+
+    def take_whole(self) -> bool:
+        """Before anything was read: the caller's text is a whole JSON object it has proven
+        valid, so the guard stands after it without reading it.  False once text was read."""
+        if self._state != _START or self._held or self.broken:
+            return False
+        self._state = self._safe_state = _DONE
+        return True
 
     def end_value(self) -> str:
         """The dialect knows the value it just wrote is whole (it met the value's close tag): a

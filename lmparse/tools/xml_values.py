@@ -283,7 +283,7 @@ class XmlValueReader:
             return
         mode = self._mode
         if mode == _STREAM:
-            self._calls.arguments(events, json_string_body(piece))
+            self._calls.string_body(events, json_string_body(piece))
         elif mode == _BUFFER:
             self._parts.append(piece)
         elif self._scanner is None or not self._scanner.done:
