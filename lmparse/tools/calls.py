@@ -135,6 +135,24 @@ class CallEmitter:
         else:
             self.arguments(out, text)
 
+    @property
+    def in_value_string(self) -> bool:
+        """The accepted call's guard stands inside a value string with nothing held."""
+        return self._plain
+
+    def member(self, out: Events, head: str, value: str) -> None:
+        """One whole member of the arguments object the caller wrote: ``head`` is its
+        ``{"key": `` or ``, "key": ``, ``value`` JSON the caller converted.  A member whose
+        value is a scalar or a string needs no grammar step; others are read as text."""
+        if self.state == ACCEPTED and self.json_arguments and self._guard.take_member(head[0] == "{", value):
+            self._tried = None
+            self._args_sent = True
+            self._plain = False
+            out.append(CallArgs(self._index, head + value))
+        else:
+            self.arguments(out, head + value)
+            self.value_end(out)
+
     def string_body(self, out: Events, text: str) -> None:
         """Argument text the caller made a JSON string body (whole escapes, no closing quote):
         inside a value string with nothing held it goes out with no grammar step."""

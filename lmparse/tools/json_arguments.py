@@ -14,7 +14,8 @@ import json
 from typing import TYPE_CHECKING
 
 from ..markers import WHITESPACE
-from .json_scanner import JsonValueScanner
+from .json_guard import bad_escape
+from .json_scanner import JsonValueScanner, string_end
 
 from .base import RunTake, ToolParser
 from .syntax import CallSyntax, derive_call_syntax
@@ -108,10 +109,15 @@ class JsonRunLane(ToolParser):
         if not text:
             return None
         calls = self._calls
-        if scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending:
-            index = calls.string_run(text)  # (no grammar step inside a value string)
-            if index is not None:
-                return len(text), index, text
+        if scanner.in_string and not scanner.escape_pending:
+            # Inside a value string: a chunk that does not end the string, holds only valid
+            # escapes and leaves none pending is string body, and neither the scanner nor the
+            # guard needs a step for it.
+            if '"' not in text and "\\" not in text or (
+                    calls.in_value_string and string_end(text) == -1 and not bad_escape(text)):
+                index = calls.string_run(text)
+                if index is not None:
+                    return len(text), index, text
         good = calls.try_run(text)
         if good is not None and scanner.run_through(text):
             return len(text), calls.run(good), good

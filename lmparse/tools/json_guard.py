@@ -17,7 +17,7 @@ import re
 
 from .json_scanner import WHOLE_DECODER
 
-__all__ = ["JsonGuard", "plain_string_body"]
+__all__ = ["JsonGuard", "bad_escape", "plain_string_body"]
 
 # Where the grammar stands.  The "safe" states are those at which text may be let out:
 # the object can be closed from there by closers alone.
@@ -26,6 +26,7 @@ __all__ = ["JsonGuard", "plain_string_body"]
 _SAFE = frozenset((_KEY_OR_END, _VALUE_OR_END, _AFTER, _STRING, _DONE))
 _WS = " \t\n\r"
 _TOKEN_CHARS = frozenset("0123456789+-.eEtrufalsn")
+_TOKEN_RUN = re.compile(r"[0-9+\-.eEtrufalsn]*")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 # A string body: plain characters and whole escapes.  It stops at the closing quote, at a
 # backslash whose escape is not whole (yet) or not valid, or at the end.
@@ -37,13 +38,27 @@ _DECODE_MIN = 256
 # Whole members read in one C match (most argument text is flat runs of them): a scalar
 # counts only when what follows it shows it ended, so a match never ends inside one.
 _W = r"[ \t\n\r]*"
-_V = rf'(?:"{_BODY}"|(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)(?=[ \t\n\r,\]}}]))'
+_SV = rf'(?:"{_BODY}"|(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)(?=[ \t\n\r,\]}}]))'
+# (a value: a string, a scalar, or an array or object of those: nesting stops a match)
+_V = (rf'(?:{_SV}|\[{_W}(?:{_SV}(?:{_W},{_W}{_SV})*{_W})?\]'
+      rf'|\{{{_W}(?:"{_BODY}"{_W}:{_W}{_SV}(?:{_W},{_W}"{_BODY}"{_W}:{_W}{_SV})*{_W})?\}})')
 _M = rf'{_W}"{_BODY}"{_W}:{_W}{_V}'
 _OBJECT_FROM_KEY = re.compile(rf"{_M}(?:{_W},{_M})*")
 _OBJECT_FROM_VALUE = re.compile(rf"{_W}{_V}(?:{_W},{_M})*")
 _OBJECT_AFTER = re.compile(rf"(?:{_W},{_M})+")
 _ARRAY_FROM_VALUE = re.compile(rf"{_W}{_V}(?:{_W},{_W}{_V})*")
 _ARRAY_AFTER = re.compile(rf"(?:{_W},{_W}{_V})+")
+
+
+# A backslash that begins no valid escape, or a ``\\u`` without four hex digits after it.  Found
+# also where an escaped backslash precedes such a letter (``\\\\q``): a false alarm only
+# sends the text the slow way; a real one is never missed.
+_BAD_ESCAPE = re.compile(r'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))')
+
+
+def bad_escape(text: str) -> bool:
+    """Whether ``text`` (string-body text) may hold an escape that is not valid JSON."""
+    return "\\" in text and _BAD_ESCAPE.search(text) is not None
 
 
 def plain_string_body(text: str) -> bool:
@@ -144,14 +159,14 @@ class JsonGuard:
                     state = self._escaped_from
                 i += 1
             elif state == _TOKEN:
-                if c in _TOKEN_CHARS:
-                    i += 1
-                    continue
+                i = _TOKEN_RUN.match(buf, i).end()  # type: ignore[union-attr]
+                if i == n:
+                    break  # (more of the scalar may follow)
                 if not _SCALAR.fullmatch(buf, self._token, i):
                     i = self._token
                     break
                 state = _AFTER
-                if c in _WS:
+                if buf[i] in _WS:
                     i += 1  # (``_AFTER`` takes the delimiter otherwise)
             elif c in _WS:
                 if state == _DONE or state in _SAFE:
@@ -225,6 +240,23 @@ class JsonGuard:
         if self._state != _START or self._held or self.broken:
             return False
         self._state = self._safe_state = _DONE
+        return True
+
+    def take_member(self, first: bool, value: str) -> bool:
+        """The caller's whole member of the top object (``{"key": `` or ``, "key": `` and
+        ``value``), at a point where one may start: the guard stands after it without reading
+        the head.  Only a value that is a scalar or a string the caller encoded is taken
+        so; False (nothing changed) otherwise: the caller feeds the text."""
+        if self._held or self.broken or not (value[:1] == '"' or _SCALAR.fullmatch(value)):
+            return False
+        if first:
+            if self._state != _START:
+                return False
+            self._stack.append("}")
+        elif self._state != _AFTER or self._stack != ["}"]:
+            return False
+        self._state = self._safe_state = _AFTER
+        self.plain = False
         return True
 
     def end_value(self) -> str:
