@@ -202,7 +202,7 @@ class CallEmitter:
         if self.state != ACCEPTED or not self.json_arguments:
             return text
         self._trial = self._tried = None
-        if self._plain and (("\\" not in text and '"' not in text) or plain_string_body(text)):
+        if self._plain and plain_string_body(text):
             return text  # (inside a value string: the guard stands as it is)
         guard = self._guard
         if guard.broken:

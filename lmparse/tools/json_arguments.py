@@ -14,8 +14,8 @@ import json
 from typing import TYPE_CHECKING
 
 from ..markers import WHITESPACE
-from .json_guard import bad_escape
-from .json_scanner import JsonValueScanner, string_end
+from .json_guard import plain_string_body
+from .json_scanner import JsonValueScanner
 
 from .base import RunTake, ToolParser
 from .syntax import CallSyntax, derive_call_syntax
@@ -113,8 +113,7 @@ class JsonRunLane(ToolParser):
             # Inside a value string: a chunk that does not end the string, holds only valid
             # escapes and leaves none pending is string body, and neither the scanner nor the
             # guard needs a step for it.
-            if '"' not in text and "\\" not in text or (
-                    calls.in_value_string and string_end(text) == -1 and not bad_escape(text)):
+            if '"' not in text and "\\" not in text or (calls.in_value_string and plain_string_body(text)):
                 index = calls.string_run(text)
                 if index is not None:
                     return len(text), index, text

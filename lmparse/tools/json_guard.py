@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from .json_scanner import WHOLE_DECODER
+from .json_scanner import WHOLE_DECODER, string_end
 
 __all__ = ["JsonGuard", "bad_escape", "plain_string_body"]
 
@@ -62,8 +62,11 @@ def bad_escape(text: str) -> bool:
 
 
 def plain_string_body(text: str) -> bool:
-    """Whether ``text`` is string-body text alone: no quote, only whole valid escapes."""
-    return _STRING_RUN.fullmatch(text) is not None
+    """Whether ``text`` is string-body text alone: no quote that ends the string, only
+    valid escapes, none left pending (a false "no" is possible: see ``_BAD_ESCAPE``)."""
+    if '"' not in text and "\\" not in text:
+        return True
+    return string_end(text) == -1 and not bad_escape(text)
 
 
 class JsonGuard:
@@ -102,6 +105,8 @@ class JsonGuard:
         """``(text that may go out now, text that broke the grammar with all after it)``."""
         if self.broken:
             return "", text
+        if self.plain and plain_string_body(text):
+            return text, ""  # (inside a value string, nothing held: it stands as it is)
         if self._state == _START and len(text) >= _DECODE_MIN and text.lstrip(_WS)[:1] == "{":
             # A whole object in one piece (a complete parse): the C decoder reads it at once.
             try:
