@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import warnings
 from collections.abc import Iterable
 from json.encoder import encode_basestring
 from typing import Any
@@ -208,7 +209,7 @@ def _convert(text: str, kind: str, strict: bool) -> str | None:
         wanted = list if kind == "array" else dict
         if strict and not text.startswith("[{"[wanted is dict]):
             return None
-        for load in (json.loads, ast.literal_eval):
+        for load in (json.loads, _literal):
             try:
                 value = load(text)
             except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -266,3 +267,11 @@ def declared_type(declared: str, schema: Any, root: Any = None) -> str:
             return wanted
         return schema_type(schema, root) or "string"
     return wanted or "string"
+
+
+def _literal(text: str) -> object:
+    """A Python literal, read without evaluating it; a warning its text raises (an invalid
+    escape such as ``"\\,"``) is the model's text, not ours to print."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.literal_eval(text)

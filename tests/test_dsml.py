@@ -181,10 +181,12 @@ def cases(w: DsmlWire):
         Expected(None, None, [("f", '{"city": "Paris is lo"}')]),
         REQUEST,
     )
+    # Cut off in a JSON parameter value: its ``]`` is owed as well as the object's ``}`` (issue
+    # 23 rule 6: arguments are always a JSON object; before it this ended ``[1, 2}``, not JSON).
     yield (
-        "truncated_in_json_value_as_written",
+        "truncated_in_json_value_closed_as_json",
         "</think>" + w.open + f'\n<{w.prefix}invoke name="f">\n' + f'<{w.prefix}parameter name="items" string="false">[1, 2',
-        Expected(None, None, [("f", '{"items": [1, 2}')]),
+        Expected(None, None, [("f", '{"items": [1, 2]}')]),
         REQUEST,
     )
     yield (

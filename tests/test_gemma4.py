@@ -92,8 +92,10 @@ def test_grammar_with_escaped_quoted_strings_is_another_parameter():
 
 def test_bare_scalar_is_withheld_until_its_terminator():
     steps = arguments_after(parser(), ["<|tool_call>call:f{a:", "tr", "ue", ",b:108.", "2", "}"])
-    assert steps[1:4] == ['{"a": ', '{"a": ', '{"a": true, "b": ']  # ``tr`` could still be a string
-    assert steps[4] == '{"a": true, "b": '  # ``108.`` then ``108.2``: still one number
+    # A key and its colon are held with the value (issue 23 rule 6): streamed alone, a reply cut
+    # there could not be closed as JSON without inventing a value. ``tr`` could still be a string.
+    assert steps[1:4] == ['{', '{', '{"a": true']
+    assert steps[4] == '{"a": true'  # ``108.`` then ``108.2``: still one number
     assert steps[5] == '{"a": true, "b": 108.2}'
 
 

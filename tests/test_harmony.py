@@ -188,7 +188,8 @@ RAW = [
         "truncated_mid_arguments",
         "<|channel|>analysis<|message|>Weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather"
         ' <|constrain|>json<|message|>{"city": "Pa',
-        Expected(None, "Weather.", [("get_weather", '{"city": "Pa')]),
+        # closed as a JSON object by ``"}`` (issue 23 rule 6; was kept unclosed)
+        Expected(None, "Weather.", [("get_weather", '{"city": "Pa"}')]),
     ),
     (
         "truncated_after_call_header",
@@ -674,3 +675,14 @@ def test_builtin_recipient_not_offered_is_dropped_with_its_text(recipient, chann
 def test_builtin_recipient_offered_as_a_tool_stays_a_call(recipient, channel, body, encoding):
     text = f"<|channel|>{channel} to={recipient} code<|message|>{body}<|call|>"
     check_both(text, Expected(None, None, [(recipient, body)]), encoding, {"tools": [tool(recipient)]})
+
+
+def test_builtin_python_body_is_code_not_json_arguments(encoding):
+    """gpt-oss's ``python`` takes code: its body is the call's payload as written, outside the
+    JSON guard of issue 23 rule 6 (which would make ``print(`` an empty object), cut off or not."""
+    request = {"tools": [tool("python")]}
+    text = "<|channel|>analysis to=python code<|message|>print(2 +"
+    check_both(text, Expected(None, None, [("python", "print(2 +")]), encoding, request)
+    parser = make(request)()
+    parser.parse_complete(text)
+    assert parser.dropped == []

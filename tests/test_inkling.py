@@ -85,6 +85,7 @@ def test_without_tools_call_markup_stays_text():
 
 def test_a_call_cut_off_keeps_what_streamed():
     text = M + 'get_weather' + CALL + '{"name":"get_weather","args":{"city":"Par'
-    check(text, Expected(None, None, [("get_weather", '{"city":"Par')]))
+    # Rule 6 (issue 23): what streamed is kept and the end closes it as a JSON object.
+    check(text, Expected(None, None, [("get_weather", '{"city":"Par"}')]))
 
 

@@ -66,10 +66,13 @@ def cases(w: Wire):
         Expected(None, None, [("f", '{"q": 1}')]),
         REQUEST,
     )
+    # Cut off inside the arguments: what streamed, closed as a JSON object by its owed closers
+    # alone (issue 23 rule 6: a malformed call never yields arguments that are not JSON; the
+    # end completes the scalar ``2``, invents no value). It was kept unclosed before rule 6.
     yield (
-        "truncated_arguments_kept_as_written",
+        "truncated_arguments_closed_as_json",
         "</think>ok" + w.call("f", '{"a": [1, 2')[: -len(w.close) - 1],
-        Expected("ok", None, [("f", '{"a": [1, 2')]),
+        Expected("ok", None, [("f", '{"a": [1, 2]}')]),
         REQUEST,
     )
     yield "literal_tag_in_prose", "</think>use " + w.open + " tags", Expected("use " + w.open + " tags"), REQUEST
@@ -149,7 +152,8 @@ LLAMA_CASES = [
     ("unknown_name_dropped", '{"name": "zzz", "parameters": {}}; {"name": "f", "parameters": {}}', Expected(None, None, [("f", "{}")])),
     # Whitespace after the last call is text: no Llama 3 template writes anything after a call.
     ("text_after_call", '<|python_tag|>{"name": "f", "parameters": {}}\nThanks', Expected("\nThanks", None, [("f", "{}")])),
-    ("truncated_call", '{"name": "f", "parameters": {"a": "b', Expected(None, None, [("f", '{"a": "b')])),
+    # Cut off in a string value: closed as JSON by ``"}`` (issue 23 rule 6; was kept unclosed).
+    ("truncated_call", '{"name": "f", "parameters": {"a": "b', Expected(None, None, [("f", '{"a": "b"}')])),
     ("plain_text", "The weather is fine.", Expected("The weather is fine.")),
 ]
 

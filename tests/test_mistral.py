@@ -54,7 +54,8 @@ CASES = [
     ("null_arguments_are_empty", call("f", "null"), Expected(None, None, [("f", "{}")])),
     ("whitespace_before_arguments", "[TOOL_CALLS]f[ARGS] {}", Expected(None, None, [("f", "{}")])),
     ("arguments_not_json", call("f", "hello"), Expected("hello", None, [("f", "{}")])),
-    ("truncated_arguments_kept_as_written", "ok" + call("f", '{"a": [1, 2'), Expected("ok", None, [("f", '{"a": [1, 2')])),
+    # Cut off: closed as a JSON object by its owed closers (issue 23 rule 6; was kept unclosed).
+    ("truncated_arguments_closed_as_json", "ok" + call("f", '{"a": [1, 2'), Expected("ok", None, [("f", '{"a": [1, 2]}')])),
     # Issue 10 item 8: a head cut off by the end of the reply is syntax (kept in ``dropped``).
     ("truncated_name_is_dropped", "ok[TOOL_CALLS]get_wea", Expected("ok")),
     ("truncated_args_marker_is_dropped", "ok[TOOL_CALLS]f[AR", Expected("ok")),
@@ -70,7 +71,7 @@ CASES = [
     ),
     ("array_unknown_name_dropped", array(("zzz", A), ("g", "{}")), Expected(None, None, [("g", "{}")])),
     ("array_of_non_envelopes_is_text", "[TOOL_CALLS][1, 2]", Expected("[TOOL_CALLS][1, 2]")),
-    ("array_truncated", '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1', Expected(None, None, [("f", '{"a": 1')])),
+    ("array_truncated", '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1', Expected(None, None, [("f", '{"a": 1}')])),  # (rule 6)
     ("single_envelope_without_array", '[TOOL_CALLS]{"name": "f", "arguments": ' + A + "}", Expected(None, None, [("f", A)])),
     ("array_nested_in_reasoning", "[THINK]a" + array(("f", "{}")) + "b[/THINK]c", Expected("c", "ab", [("f", "{}")])),
 ]
@@ -122,7 +123,9 @@ V13_CASES = [
      Expected("Let me check.</s>", None, [("get_weather", '{"city": "Paris \\"FR\\" & <x>", "days": 3, "opts": {"unit": "c"}}'),
                                           ("get_weather", '{"city": "Rome"}')])),
     ("args_skipped_by_the_server", "[TOOL_CALLS]f{}", Expected(None, None, [("f", "{}")])),
-    ("truncated_arguments_kept_as_written", "ok" + v13_call("f", '{"a": [1, 2'), Expected("ok", None, [("f", '{"a": [1, 2')])),
+    # Cut off: closed as a JSON object (issue 23 rule 6; was kept unclosed).
+    ("truncated_arguments_closed_as_json", "ok" + v13_call("f", '{"a": [1, 2'),
+     Expected("ok", None, [("f", '{"a": [1, 2]}')])),
     # v13 writes no call id and no JSON array: either after the marker is prose, kept whole.
     ("call_id_head_is_text", "[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{}", Expected("[TOOL_CALLS]f[CALL_ID]abc123XYZ[ARGS]{}")),
     ("array_is_text", '[TOOL_CALLS][{"name": "f", "arguments": {}}]', Expected('[TOOL_CALLS][{"name": "f", "arguments": {}}]')),

@@ -42,9 +42,10 @@ Differing, inkling (kept by lmparse's rules; pinned by ``test_kept_*`` below):
   (``CallStart`` carries the name, docs/architecture.md section 4), so lmparse names the call when the header
   ends instead of holding it back until the body's ``name``.  With tools offered, ``someFn`` is not a declared
   tool and the call is dropped (``dropped``), never renamed.
-- ``test_non_object_args_rejected``: ``"args": [1]`` is refused by vLLM; lmparse forwards ``[1]``: the shared
-  ``JsonArguments`` forwards an object or array as the scanner passes it (streamed, not held to the end to be
-  judged), the same for every JSON dialect.
+- ``test_non_object_args_rejected``: ``"args": [1]`` is refused by vLLM (no call); lmparse keeps the call with
+  arguments ``{}`` and records ``[1]`` as ``dropped`` (malformed): rule 6 (issue 23, docs/architecture.md)
+  keeps every call's arguments a JSON object, and a call already named (the header names it before the
+  body) cannot be withdrawn from a stream, the same for every dialect.
 - ``test_tool_choice_none_non_streaming`` / ``_streaming``: vLLM drops the call and the framing and returns
   ``visible``; lmparse with ``tool_choice="none"`` turns tool parsing off, and markup with tools off stays
   content verbatim (``create_parser``; ``ParserRequest`` tools off), framing included.
@@ -388,9 +389,14 @@ def test_kept_the_header_names_the_call() -> None:
     assert [name for name, _ in calls] == ["find"]
 
 
-def test_kept_array_args_are_forwarded() -> None:
+def test_kept_array_args_are_not_arguments() -> None:
+    # Rule 6 (issue 23): arguments that are not an object break the JSON grammar; the named call
+    # keeps ``{}`` and the array is a ``dropped`` record (until rule 6 it was forwarded as ``[2]``).
     _, _, calls = inkling_parse(call("lookup", "[2]"))
-    assert calls == [("lookup", "[2]")]
+    assert calls == [("lookup", "{}")]
+    parser = create_parser(tool_parser="inkling", reasoning_parser="inkling")
+    parser.parse_complete(call("lookup", "[2]"))
+    assert [(d.name, d.reason.split(":")[0], d.text) for d in parser.dropped] == [("lookup", "malformed", "[2]")]
 
 
 def test_kept_tool_choice_none_leaves_the_markup_as_text() -> None:

@@ -92,22 +92,27 @@ def cases(w: SectionWire):
         REQUEST,
     )
     trunc = w.open + w.entry("f", '{"a": [1, 2')
+    # Issue 23 rule 6 (a malformed call never yields arguments that are not JSON): arguments cut
+    # off, or ended by the call's end tag, are what streamed closed by their owed closers alone;
+    # text after a complete object is not arguments (it is a ``dropped`` record, never appended
+    # as before rule 6, which made the arguments unparseable). Whitespace after the object is
+    # let out as it streams (valid JSON; it cannot be known to precede junk).
     yield (
-        "truncated_arguments_kept_as_written",
+        "truncated_arguments_closed_as_json",
         "</think>ok" + trunc[: trunc.index('[1, 2') + 5],
-        Expected("ok", None, [("f", '{"a": [1, 2')]),
+        Expected("ok", None, [("f", '{"a": [1, 2]}')]),
         REQUEST,
     )
     yield (
         "broken_arguments_then_call_end",
         "</think>" + w.open + w.entry("f", '{"a": 1').replace("\n```" + w.call_end, w.call_end) + w.close,
-        Expected(None, None, [("f", '{"a": 1')]),
+        Expected(None, None, [("f", '{"a": 1}')]),
         REQUEST,
     )
     yield (
-        "text_after_arguments_kept_as_written",
+        "text_after_arguments_dropped",
         "</think>" + w.open + w.entry("f", '{"a": 1}  and  more').replace("\n```" + w.call_end, w.call_end) + w.close,
-        Expected(None, None, [("f", '{"a": 1}  and  more')]),
+        Expected(None, None, [("f", '{"a": 1}  ')]),
         REQUEST,
     )
     yield "literal_tag_in_prose", "</think>use " + w.open + " tags", Expected("use " + w.open + " tags"), REQUEST

@@ -14,6 +14,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..markers import WHITESPACE
+from .json_guard import plain_string_body
 from .json_scanner import JsonValueScanner
 
 from .base import RunTake, ToolParser
@@ -64,12 +65,15 @@ class JsonArguments:
         position.  ``scanner.done`` / ``scanner.broken`` tell how the value stands."""
         scanner = self.scanner
         n = len(text)
+        self._calls.verbatim = True  # (what breaks the object is the reply's markup: ``dropped`` keeps it)
         if not scanner.started:
             while pos < n and text[pos] in WHITESPACE:
                 pos += 1
         end = scanner.scan(text, pos, final)
         if end > pos:
-            if scanner.container:
+            if scanner.decoded and text[pos] == "{":  # (read whole by the C decoder: JSON as it stands)
+                self._calls.whole_object(events, text[pos:end] if pos or end < n else text)
+            elif scanner.container:
                 self._calls.arguments(events, text[pos:end] if pos or end < n else text)
             else:
                 self._held.append(text[pos:end])
@@ -102,7 +106,18 @@ class JsonRunLane(ToolParser):
     def take_run(self, text: str) -> RunTake | None:
         scanner = self._arguments.scanner
         # (a chunk inside a string with no quote, backslash or escape pending: nothing to scan)
-        if text and ((scanner.in_string and '"' not in text and "\\" not in text and not scanner.escape_pending)
-                     or scanner.run_through(text)):
-            return len(text), self._calls.run(text), text
+        if not text:
+            return None
+        calls = self._calls
+        if scanner.in_string and not scanner.escape_pending:
+            # Inside a value string: a chunk that does not end the string, holds only valid
+            # escapes and leaves none pending is string body, and neither the scanner nor the
+            # guard needs a step for it.
+            if '"' not in text and "\\" not in text or (calls.in_value_string and plain_string_body(text)):
+                index = calls.string_run(text)
+                if index is not None:
+                    return len(text), index, text
+        good = calls.try_run(text)
+        if good is not None and scanner.run_through(text):
+            return len(text), calls.run(good), good
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["JsonValueScanner", "SCALAR_START", "string_end"]
+__all__ = ["JsonValueScanner", "SCALAR_START", "WHOLE_DECODER", "string_end"]
 
 # Outside strings inside a container: everything but quotes, brackets and '<' (a
 # protocol boundary: '<' is never valid JSON outside a string), plus whole strings.
@@ -21,7 +21,12 @@ _SCALAR = re.compile(r"[-+.0-9a-zA-Z]*")
 SCALAR_START = frozenset("-0123456789tfnNI")
 # Below this many available characters the C decoder cannot pay for a failed try.
 _WHOLE_VALUE_MIN = 256
-_DECODER = json.JSONDecoder(strict=False)
+def _not_json(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+# (``NaN`` and ``Infinity`` are Python's, not JSON: a value holding one is scanned, not decoded)
+_DECODER = WHOLE_DECODER = json.JSONDecoder(strict=False, parse_constant=_not_json)
 
 _NONE, _CONTAINER, _STRING, _SCALAR_KIND = range(4)
 
@@ -33,7 +38,7 @@ class JsonValueScanner:
     may contain at that point, such as the start of a protocol marker).
     """
 
-    __slots__ = ("_kind", "container", "depth", "in_string", "escape_pending", "done", "broken")
+    __slots__ = ("_kind", "container", "depth", "in_string", "escape_pending", "done", "broken", "decoded")
 
     def __init__(self) -> None:
         self.reset()
@@ -46,6 +51,8 @@ class JsonValueScanner:
         self.escape_pending = False
         self.done = False
         self.broken = False
+        # The value arrived whole and the C decoder read it: it is valid JSON as it stands.
+        self.decoded = False
 
     @property
     def started(self) -> bool:
@@ -77,7 +84,7 @@ class JsonValueScanner:
                         pass
                     else:
                         self._kind = _CONTAINER
-                        self.container = self.done = True
+                        self.container = self.done = self.decoded = True
                         return end
                 kind = self._kind = _CONTAINER
                 self.container = True

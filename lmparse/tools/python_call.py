@@ -13,6 +13,7 @@ import json
 import keyword
 import re
 import tokenize
+import warnings
 
 __all__ = ["CallScanner", "call_arguments", "literal_value", "python_literal", "raw_quotable"]
 
@@ -135,7 +136,9 @@ def literal_value(source: str, json_constants: bool = False) -> tuple[bool, obje
 
 def _parse(source: str) -> ast.expr | None:
     try:
-        return ast.parse(source, mode="eval").body
+        with warnings.catch_warnings():  # (``"\,"`` in a model's literal is its text, not our warning)
+            warnings.simplefilter("ignore")
+            return ast.parse(source, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

@@ -269,7 +269,8 @@ class XmlToolParser(ToolParser):
             return None
         if ends.plain_run(text):
             body = json_string_body(text)
-            return len(text), self._calls.run(body), body
+            index = self._calls.string_run(body)
+            return None if index is None else (len(text), index, body)
         # A chunk that only ends with what may begin the close tag (a line's ``\n`` before
         # ``\n</parameter>``, often the last token of a group): the text before it is value
         # text, and the rest waits for the next chunk.
@@ -277,7 +278,8 @@ class XmlToolParser(ToolParser):
         held = ends.held_start(text)
         if held < len(text) and (held == 0 or ends.plain_run(text[:held])) and ends.search(text, 0) is None:
             body = json_string_body(text[:held]) if held else ""
-            return held, self._calls.run(body), body
+            index = self._calls.string_run(body)
+            return None if index is None else (held, index, body)
         return None
 
     def _finish_payload(self, events: Events) -> Payload:

@@ -90,7 +90,7 @@ class XmlValueReader:
     __slots__ = ("_calls", "value_close", "value_newlines", "arguments_close", "wrapper", "parameter_open",
                  "_value_stops", "_arg_end", "_whole_end", "_wrap_end", "reading", "_mode", "_kind", "_fresh",
                  "_parts", "_scanner", "_close", "_end", "_whole", "_wrapped", "_args_open", "_properties", "_root",
-                 "_either", "lane")
+                 "_either", "lane", "_header")
 
     def __init__(self, calls: CallEmitter, value_close: str, enclosing: tuple[str | None, ...], *,
                  value_newlines: bool = False, arguments_close: str = "", wrapper: tuple[str, str] | None = None,
@@ -127,6 +127,9 @@ class XmlValueReader:
         self._whole = False  # the arguments object arrives whole, as one JSON value
         self._wrapped = False  # inside ``wrapper``
         self._args_open = False  # the arguments object's ``{`` was written
+        # A typed value's ``{"key": `` (or ``, "key": ``), written with the value at its close
+        # tag (``CallEmitter.member``): nothing of the member goes out before it is whole.
+        self._header = ""
         self._properties: dict[str, Any] = {}
         self._root: Any = None
 
@@ -146,8 +149,7 @@ class XmlValueReader:
         self.lane = None
         if declared == "arguments" or self._whole:
             return self._open_whole()
-        header = encode_basestring(key) + ": "
-        self._calls.arguments(events, (", " if self._args_open else "{") + header)
+        head = ("{" if not self._args_open else ", ") + encode_basestring(key) + ": "
         self._args_open = True
         self._either = False
         if declared == "json":
@@ -166,6 +168,10 @@ class XmlValueReader:
             else:
                 self._mode = _STREAM if "string" in kinds else _BUFFER
                 self._either = self._mode == _STREAM
+        if self._mode == _BUFFER:
+            self._header = head
+        else:
+            self._calls.arguments(events, head)
         self._parts = []
         # Declared raw text (``string``, or a written type that is a string): a leading quote is data.
         self._fresh = not (declared == "string" or (isinstance(declared, Typed) and self._mode == _STREAM))
@@ -283,7 +289,7 @@ class XmlValueReader:
             return
         mode = self._mode
         if mode == _STREAM:
-            self._calls.arguments(events, json_string_body(piece))
+            self._calls.string_body(events, json_string_body(piece))
         elif mode == _BUFFER:
             self._parts.append(piece)
         elif self._scanner is None or not self._scanner.done:
@@ -304,7 +310,12 @@ class XmlValueReader:
             self._calls.arguments(events, '""' if self._fresh else '"')
         elif mode == _BUFFER:
             value = convert_value("".join(self._parts), self._kind)
-            self._calls.arguments(events, "{}" if self._whole and not value.startswith("{") else value)
+            if self._header:
+                self._calls.member(events, self._header, value)
+                self._header = ""
+            else:
+                self._calls.arguments(events, "{}" if self._whole and not value.startswith("{") else value)
+                self._calls.value_end(events)  # (a typed scalar is whole at its close tag)
         elif self._scanner is not None and not self._scanner.started:
             self._calls.arguments(events, "{}" if self._whole else '""')  # an empty JSON value
         self._parts = []  # (for JSON: whitespace before the closing tag)

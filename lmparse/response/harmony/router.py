@@ -89,6 +89,10 @@ class Router:
             self._calls.drop(out, None, "no function name")
             return _DISCARD
         self._calls.begin()
+        # gpt-oss's ``python`` takes code, not a JSON object: its body is the call's payload as
+        # written, outside the JSON guard (rule 6 is about JSON arguments; ``browser.*`` and
+        # ``container.*`` take JSON and stay guarded).
+        self._calls.json_arguments = builtin_name(recipient) not in _BUILTIN_NAMES
         self._calls.name(out, name)  # or drops it: not among the request's tools
         return _CALL if self._calls.state == ACCEPTED else _DISCARD
 

@@ -82,6 +82,7 @@ class MiniMaxM3ToolParser(ToolParser):
             if args.broken:
                 args.close()
             self._calls.arguments(events, args.writer.take())
+            self._calls.value_end(events)  # (the writer writes a typed scalar whole, at its closer)
             if args.broken:
                 return pos, self._reject(events)  # text where a parameter belongs: the call ends with what it had
             if not args.done:
