@@ -120,9 +120,9 @@ class ToolParser:
     # ``<|open|>response<|sep|>``): the router drops them from the content.
     framing_markers: tuple[str, ...] = ()
     # The block's markers that are single special tokens, where an engine decoding with
-    # ``spaces_between_special_tokens`` writes a space on each side of each: a block opened
-    # after a space (list the open tags with ``spaced.spaced_open_tags``) or with one right
-    # after its open tag is read without those spaces (``lmparse.tools.spaced``).
+    # ``spaces_between_special_tokens`` writes a space on each side of each: a block whose
+    # open tag is so spelled (list those spellings with ``spaced.spaced_open_tags``) or with
+    # a space right after its open tag is read without those spaces (``lmparse.tools.spaced``).
     spaced_tokens: tuple[str, ...] = ()
 
     @classmethod
@@ -154,11 +154,15 @@ class ToolParser:
         self._payload_closed = False  # the dialect's grammar ended: the close tag is next
         self._bare = open_tag == ""
         self.run_open = False  # the next chunk may be taken whole by the dialect's fast lane (``take_run``)
-        # Spaced special tokens: said by the open tag (after a space), else by the block's first character.
-        spaced = bool(self.spaced_tokens) and open_tag.startswith(" ")
-        self._spacing: Spacing | None = spacing_for(self.spaced_tokens) if spaced else None
-        self._spacing_undecided = bool(self.spaced_tokens) and bool(open_tag) and not spaced
-        self._after_token = True  # what the block consumed ends at a token (its open tag, first)
+        # Spaced special tokens: said by the open tag (a space before it or beside a token in
+        # it), else by the block's first character.
+        spacing = spacing_for(self.spaced_tokens) if self.spaced_tokens and open_tag else None
+        spaced = spacing is not None and spacing.lays_out(open_tag)
+        self._spacing: Spacing | None = spacing if spaced else None
+        self._spacing_undecided = spacing is not None and not spaced
+        self._spaced_by_lead = False  # only the space after the open tag said so
+        # What the block consumed ends at a token (its open tag, first): a space next is layout.
+        self._after_token = spacing is not None and spacing.ends_at_token(open_tag, len(open_tag))
         self._close_pending = False  # a spaced block closed at the end of the text: the space after it is its own
         self._reset_payload()
 
@@ -178,6 +182,7 @@ class ToolParser:
             self._spacing_undecided = False
             if text[0] == " ":
                 self._spacing = spacing_for(self.spaced_tokens)
+                self._spaced_by_lead = True
         spacing = self._spacing
         if spacing is None:
             return self._feed_block(text, events, final)
@@ -188,6 +193,10 @@ class ToolParser:
             return _new_step(BlockStep, (1 if text.startswith(" ") else 0, CLOSED, True))
         body, removed = spacing.squeeze(text, self._after_token)
         step = self._feed_block(body, events, final)
+        if step.status is TRUNCATED and self._spaced_by_lead:
+            # Cut off before anything committed, a space after a tag is no evidence of a
+            # spaced decoding: prose (``use <tool_call> tags``) reads as the plain text does.
+            return _new_step(BlockStep, (len(text), REJECTED, False))
         self.run_open = False  # the lane would take a layout space before a token as argument text
         done = step.consumed
         consumed = len(text) if final and done == len(body) else Spacing.original(done, removed, len(text))

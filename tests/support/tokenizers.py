@@ -20,6 +20,7 @@ import os
 import re
 from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import pytest
 
@@ -273,3 +274,49 @@ def real_token_chunkings(text: str, tokenizer_names: Iterable[str]) -> dict[str,
         if roundtrips(tok, text):
             runs[f"tokens:{name}"] = TokenChunks(token_chunks(tok, text), [[i] for i in tok.encode(text)])
     return runs
+
+
+def load_hf_tokenizer(name: str) -> Any:
+    """The named Hugging Face tokenizer as a ``tokenizers.Tokenizer`` (for its added tokens);
+    skips the test if it is missing."""
+    if name not in HF_TOKENIZERS:
+        raise ValueError(f"not a Hugging Face tokenizer: {name!r}; known: {', '.join(HF_TOKENIZERS)}")
+    load_tokenizer(name)  # (skips when the data or the library is absent)
+    root = testdata_dir()
+    assert root is not None
+    return _raw_hf(str(root / HF_TOKENIZERS[name]))
+
+
+@functools.cache
+def _raw_hf(path: str) -> Any:
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_str(gzip.decompress(Path(path).read_bytes()).decode())
+
+
+def added_tokens_in(tok: Any, text: str) -> list[str]:
+    """The added tokens ``text`` encodes to, in order."""
+    added = {t.content for t in tok.get_added_tokens_decoder().values()}
+    pieces = (tok.id_to_token(i) for i in tok.encode(text, add_special_tokens=False).ids)
+    return [piece for piece in pieces if piece in added]
+
+
+def decode_with_spaces(tok: Any, text: str) -> str:
+    """``text`` encoded and decoded as an engine with ``spaces_between_special_tokens`` does
+    (vLLM's slow-tokenizer detokenizer): each run between added tokens decoded alone, the
+    runs and the added tokens joined with one space."""
+    added = {t.content for t in tok.get_added_tokens_decoder().values()}
+    parts: list[str] = []
+    run: list[int] = []
+    for token_id in tok.encode(text, add_special_tokens=False).ids:
+        piece = tok.id_to_token(token_id)
+        if piece in added:
+            if run:
+                parts.append(tok.decode(run, skip_special_tokens=False))
+                run = []
+            parts.append(piece)
+        else:
+            run.append(token_id)
+    if run:
+        parts.append(tok.decode(run, skip_special_tokens=False))
+    return " ".join(parts)

@@ -30,6 +30,7 @@ import json
 import re
 from typing import Literal
 
+from ..spaced import spaced_open_tags
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
 
@@ -114,7 +115,10 @@ class DeepSeekV32ToolParser(DsmlToolParser):
     summary = '<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
     # The templates build every tag from a ``dsml_token`` variable: only the pieces are literal.
     template_markers = (DSML, "function_calls>")
-    tool_open_tags = (f"<{DSML}function_calls>",)
+    # ``｜DSML｜`` is one added token: a decoding with spaces between added tokens writes
+    # ``< ｜DSML｜ invoke``; the block's spaced open tag says so (``lmparse.tools.spaced``).
+    spaced_tokens = (DSML,)
+    tool_open_tags = spaced_open_tags((f"<{DSML}function_calls>",), spaced_tokens)
     tool_close_tag = f"</{DSML}function_calls>"
     tool_close_prefixes: tuple[str, ...] = (
         f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
@@ -127,7 +131,9 @@ class DeepSeekV32ToolParser(DsmlToolParser):
 class DeepSeekV4ToolParser(DsmlToolParser):
     summary = '<｜DSML｜tool_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
     template_markers = (DSML, "tool_calls>")
-    tool_open_tags = (f"<{DSML}tool_calls>", f"<{DSML}toolcalls>", f"<{DSML}tool>")  # (vLLM issue 51914)
+    spaced_tokens = (DSML,)
+    # (the misspellings: vLLM issue 51914)
+    tool_open_tags = spaced_open_tags((f"<{DSML}tool_calls>", f"<{DSML}toolcalls>", f"<{DSML}tool>"), spaced_tokens)
     payload_open_tags = (f'{INVOKE} name="',)
     bare_call_waits_for_close = True
     tool_close_tag = f"</{DSML}tool_calls>"
@@ -144,7 +150,9 @@ class DeepSeekV41ToolParser(DsmlToolParser):
     summary = '<｜DSML｜ calls><｜DSML｜ invoke name="N"><｜DSML｜ parameter name="K" string="true">V</…>'
     # No V4.1 template is published; its tags would be built from the same variable.
     template_markers = (DSML_V41, " calls>")
-    tool_open_tags = (f"<{DSML_V41}calls>", f"<{DSML_V41}tool_calls>")  # (the older block name)
+    spaced_tokens = (DSML,)  # (``< ｜DSML｜  calls>``: the tag's own space stays)
+    tool_open_tags = spaced_open_tags((f"<{DSML_V41}calls>", f"<{DSML_V41}tool_calls>"),  # (the older block name)
+                                      spaced_tokens)
     payload_open_tags = (f'<{DSML_V41}invoke name="',)
     bare_call_waits_for_close = True
     tool_close_tag = f"</{DSML_V41}calls>"

@@ -78,6 +78,9 @@ class Gemma4ToolParser(LiteralCallParser):
     bare_start_chars = "tc<"
     tool_close_tag = TOOL_CALL_END
     tool_close_prefixes = ()  # every marker is one special token (gemma-4/)
+    # So a decoding with spaces between special tokens parses alike (``lmparse.tools.spaced``):
+    # ``<|tool_call> call:f{a: <|"|> x <|"|> } <tool_call|>``.
+    spaced_tokens = (TOOL_CALL, STRING, TOOL_CALL_END, TURN_END)
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,o:{...}}<tool_call|>…'
     # What may precede the name (the first is the template's), the name's characters and the
     # arguments' literal syntax (``lmparse.tools.literal_call``).

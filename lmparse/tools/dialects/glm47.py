@@ -29,6 +29,9 @@ class Glm47ToolParser(XmlToolParser):
     tool_open_tags = ("<tool_call>",)
     tool_close_tag = "</tool_call>"
     tool_close_prefixes = ()
+    # Every tag is an added token (both GLM vocabularies): a spaced decoding parses alike
+    # (``lmparse.tools.spaced``), values keeping only their own spaces.
+    spaced_tokens: tuple[str, ...] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE, tool_close_tag)
     arg_value_close = END_ARG_VALUE
     arg_value_close_prefixes = ()
     # Newlines in the 4.5/4.6 layout, inline in 4.7.
@@ -129,6 +132,7 @@ class IquestToolParser(Glm47ToolParser):
     tool_open_tags = ("<iquest_tool_call>",)
     tool_close_tag = "</iquest_tool_call>"
     function_close = tool_close_tag
+    spaced_tokens: tuple[str, ...] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE, tool_close_tag)
 
 
 class IquestCoderV2ToolParser(Glm47ToolParser):
@@ -140,4 +144,5 @@ class IquestCoderV2ToolParser(Glm47ToolParser):
     tool_open_tags = ("<iquestcoder_tool_call>",)
     tool_close_tag = "</iquestcoder_tool_call>"
     function_close = tool_close_tag
+    spaced_tokens = ()  # no vocabulary here says its block tags are single tokens
     block_separator = None

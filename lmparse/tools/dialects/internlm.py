@@ -7,14 +7,18 @@ in InternLM2), so the upstream must keep special tokens for this parser to see t
 from __future__ import annotations
 
 from ..json_envelope import JsonToolParser
+from ..spaced import spaced_open_tags
 
-OPEN = "<|action_start|><|plugin|>"
+ACTION_START, PLUGIN = "<|action_start|>", "<|plugin|>"
+OPEN = ACTION_START + PLUGIN
 CLOSE = "<|action_end|>"
 
 
 class InternLMToolParser(JsonToolParser):
     summary = '<|action_start|><|plugin|>\\n{"name": NAME, "parameters": {...}}<|action_end|>'
-    tool_open_tags = (OPEN,)
+    # A decoding with spaces between special tokens writes ``<|action_start|> <|plugin|> \n{…} <|action_end|>``.
+    spaced_tokens = (ACTION_START, PLUGIN, CLOSE)
+    tool_open_tags = spaced_open_tags((OPEN,), spaced_tokens)
     tool_close_tag = CLOSE
     argument_field = "parameters"
     block_separator = None  # no InternLM template in the test data to read it from

@@ -54,6 +54,10 @@ class K2HorizonToolParser(XmlToolParser):
                f"{ARG_VALUE}V{END_ARG_VALUE}\\n…{END_TOOL_CALL}\\n{END_TOOL_CALLS}")
     tool_open_tags = (TOOL_CALLS,)
     tool_close_tag = END_TOOL_CALLS
+    # The tags bellwether's pieces show as single tokens (PROTOCOLS.md; ``<ifm|arg_type>`` is so
+    # only per peers): a decoding with spaces between them parses alike (``lmparse.tools.spaced``).
+    spaced_tokens = (TOOL_CALLS, TOOL_CALL, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE, END_TOOL_CALL,
+                     END_TOOL_CALLS)
     tool_close_prefixes = ()
     arg_value_close = END_ARG_VALUE
     arg_value_close_prefixes = ()

@@ -18,6 +18,7 @@ PYTHON_TAG = "<|python_tag|>"
 class Llama3JsonToolParser(JsonToolParser):
     summary = '<|python_tag|>{"name": NAME, "parameters": {...}} or a bare JSON object at the start'
     tool_open_tags = (PYTHON_TAG,)
+    spaced_tokens = (PYTHON_TAG,)  # an added token: a spaced decoding parses alike (``lmparse.tools.spaced``)
     block_separator = None  # the Llama 3.x templates write no <|python_tag|> blocks to read it from
     tool_close_tag = None
     argument_field = "parameters"

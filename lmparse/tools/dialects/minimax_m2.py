@@ -32,6 +32,7 @@ class MiniMaxM2ToolParser(XmlToolParser):
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
     tool_close_prefixes = ()
+    spaced_tokens = (OPEN, CLOSE)  # added tokens: a spaced decoding parses alike (``lmparse.tools.spaced``)
     arg_value_close = END_PARAMETER
     arg_value_close_prefixes = ("</parameter", "</")
     # The call syntax constraints are built from (lmparse.tools.syntax).
@@ -85,6 +86,7 @@ class DotsToolParser(MiniMaxM2ToolParser):
     summary = '<dots_function_call>\\n<invoke name="N">\\n<parameter name="K">\\nV\\n</parameter>\\n</invoke>\\n…'
     tool_open_tags = (DOTS_OPEN,)
     tool_close_tag = DOTS_CLOSE
+    spaced_tokens = (DOTS_OPEN, DOTS_CLOSE)
     value_newlines = True
     block_lead = block_separator = "\n"
 

@@ -19,6 +19,9 @@ class QwenToolParser(JsonToolParser):
     template_markers = (f'{OPEN}\n{{"name": "', CLOSE)
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
+    # Both tags are added tokens: a decoding with spaces between them parses alike, and the
+    # space after the close tag is layout (``lmparse.tools.spaced``).
+    spaced_tokens = (OPEN, CLOSE)
     tool_close_prefixes = ()
     argument_field = "arguments"
     # Qwen2.5, Qwen3 and Granite 4 write "\n" before every block: after the content, and between blocks.

@@ -30,6 +30,8 @@ class Qwen3CoderToolParser(XmlToolParser):
     summary = "<tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>"
     tool_open_tags = ("<tool_call>",)
     tool_close_tag = "</tool_call>"
+    # Both tags are added tokens (Qwen3 vocabulary): a spaced decoding parses alike (``lmparse.tools.spaced``).
+    spaced_tokens: tuple[str, ...] = (*tool_open_tags, tool_close_tag)
     arg_value_close = END_PARAMETER
     arg_value_close_prefixes = ("</parameter", "</")
     value_newlines = True

@@ -27,6 +27,7 @@ class SeedOssToolParser(Qwen3CoderToolParser):
     summary = "<seed:tool_call>\\n<function=NAME>\\n<parameter=K>V</parameter>\\n</function>\\n</seed:tool_call>"
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
+    spaced_tokens = ()  # no vocabulary here says its tags are single tokens
     payload_open_tags = ()  # only Qwen3-Coder writes bare <function=...> blocks
     tool_close_prefixes = ()
     value_newlines = False

@@ -40,6 +40,7 @@ class ZayaToolParser(Qwen3CoderToolParser):
     tool_open_tags = (OPEN,)
     tool_close_tag = CLOSE
     tool_close_prefixes = ()
+    spaced_tokens = ()  # no vocabulary here says its tags are single tokens
     # No ZAYA1 template to read the layout from.
     block_lead = ""
     block_separator = None
