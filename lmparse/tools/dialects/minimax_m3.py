@@ -69,17 +69,17 @@ class MiniMaxM3ToolParser(ToolParser):
 
     def _reset_payload(self) -> None:
         self._args: ElementTranslator | None = None
-        self._skip_from: int | None = None  # the malformed call being skipped: its start, how far it was searched
-        self._skip_seen = 0
+        self._skipping = False  # a malformed call is being skipped: from ``_skip_from``, searched to ``_skip_seen``
+        self._skip_from = self._skip_seen = 0
         self._skipped = SkippedCalls()
 
     def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos = 0
         while True:
-            if self._skip_from is not None:
-                pos, status = self._skip(text, events, final)
-                if status is not MORE or self._skip_from is not None:
-                    return pos, status
+            if self._skipping:
+                pos, skipped = self._skip(text, events, final)
+                if skipped is not None:
+                    return pos, skipped
                 continue
             args = self._args
             if args is None:
@@ -96,7 +96,7 @@ class MiniMaxM3ToolParser(ToolParser):
             self._calls.arguments(events, args.writer.take())
             if args.broken:  # text where a parameter belongs: the call ends with what it had, the rest is skipped
                 self._end_call(events)
-                self._args, self._skip_from, self._skip_seen = None, pos, pos
+                self._args, self._skipping, self._skip_from, self._skip_seen = None, True, pos, pos
                 continue
             if not args.done:
                 return len(text) if final else pos, MORE  # at the end, a cut-off tag is the call's own markup
@@ -118,7 +118,7 @@ class MiniMaxM3ToolParser(ToolParser):
             if not found:
                 return pos, self._reject(events)
             if not name:  # an invoke with an empty name: skipped
-                self._skip_from, self._skip_seen = pos, pos
+                self._skipping, self._skip_from, self._skip_seen = True, pos, pos
                 return pos, MORE
             self._skipped.commit(self, events)
             self._begin_call()
@@ -132,26 +132,25 @@ class MiniMaxM3ToolParser(ToolParser):
             return pos, PAYLOAD_CLOSED  # the close tag (or stray text) is the block's business
         return pos, self._reject(events)
 
-    def _skip(self, text: str, events: Events, final: bool) -> PayloadStep:
+    def _skip(self, text: str, events: Events, final: bool) -> tuple[int, Payload | None]:
         """A malformed call, from ``_skip_from`` up to and with its ``NS</invoke>``: dropped
-        (``MORE``: the next invoke is read); the block's closer first ends the payload there.
+        (None: the next invoke is read there); the block's closer first ends the payload there.
         Neither within ``SKIP_LIMIT`` characters (or by the end of the reply): the payload
         ends where the call began, as it did before recovery."""
         start = self._skip_from
-        assert start is not None
         scan = max(start, self._skip_seen - len(END_INVOKE) - len(CLOSE))  # a tag may straddle what was seen
         found = find_call_end(text, scan, start + SKIP_LIMIT, END_INVOKE, CLOSE)
         if found is None:
             if final or len(text) > start + SKIP_LIMIT:
-                self._skip_from = None
+                self._skipping = False
                 return start, self._reject(events)
             self._skip_from, self._skip_seen = 0, len(text) - start  # the next text starts at ``start``
             return start, MORE
         end, at_close = found
-        self._skip_from = None
+        self._skipping = False
         self._skipped.skip(self, events, text[start:end])
         if at_close:
-            return end, MORE
+            return end, None
         return (end, PAYLOAD_CLOSED) if self.committed else (start, self._reject(events))
 
     def _consume_close(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, bool]:
