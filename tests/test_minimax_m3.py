@@ -18,6 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lmparse import ToolParserManager, create_parser
+from lmparse.tools.dialects.minimax_m3 import BROKEN as BROKEN_REASON
+from lmparse.tools.recovery import MALFORMED_CALL
 
 from .support.stream import (Expected, arguments_after, check_chunkings, check_parse, decoded, random_chunks,
                              result_of)
@@ -309,23 +311,24 @@ def test_whitespace_between_the_namespace_and_its_tag_is_layout(text, expected):
     check_parse(parser, text, expected, real_token_chunkings(text, MINIMAX_M3.tokenizers))
 
 
+# A call broken inside its invoke is skipped to its ``NS</invoke>`` (issue 23 rule 2: the calls
+# after it still parse); markup no invoke closes is dropped with the block, up to its closer.
 BROKEN = [
     ("text_after_a_parameter", block(f'{NS}<invoke name="f">{NS}<a>x{NS}</a>xx{NS}</invoke>\n'),
-     [("f", '{"a": "x"}')], f"xx{NS}</invoke>"),
-    ("garbled_invoke", block(invoke("f", ""), f"{NS}<invoke nam"), [("f", "{}")], f"{NS}<invoke nam"),
+     [("f", '{"a": "x"}')], MALFORMED_CALL, f"xx{NS}</invoke>"),
+    ("garbled_invoke", block(invoke("f", ""), f"{NS}<invoke nam"), [("f", "{}")], BROKEN_REASON, f"{NS}<invoke nam"),
     ("text_where_a_parameter_belongs", block(f'{NS}<invoke name="f">oops{NS}</invoke>\n'), [("f", "{}")],
-     f"oops{NS}</invoke>"),
+     MALFORMED_CALL, f"oops{NS}</invoke>"),
 ]
 
 
-@pytest.mark.parametrize("text,calls,markup", [v[1:] for v in BROKEN], ids=[v[0] for v in BROKEN])
-def test_a_broken_calls_markup_is_recorded_in_dropped(text, calls, markup):
+@pytest.mark.parametrize("text,calls,reason,markup", [v[1:] for v in BROKEN], ids=[v[0] for v in BROKEN])
+def test_a_broken_calls_markup_is_recorded_in_dropped(text, calls, reason, markup):
     from .support.stream import check_invariants, chunkings, feed, folded
 
     for chunks in [*chunkings(text).values(), *real_token_chunkings(text, MINIMAX_M3.tokenizers).values()]:
         p = parser()
         deltas = feed(p, chunks)
         assert folded(deltas) == (None, None, calls), chunks
-        assert [(d.reason, d.text) for d in p.dropped] == [("a broken call's markup, up to the block's closer",
-                                                              markup)], chunks
+        assert [(d.reason, d.text) for d in p.dropped] == [(reason, markup)], chunks
         check_invariants(deltas, text)  # (the converted call's own stretch accounts the markup)

@@ -75,7 +75,9 @@ CASES = [
     ("empty_list_is_text", "[]", Expected("[]")),
     ("list_later_in_reply_is_content", "Sure: [f(a=1)]", Expected("Sure: [f(a=1)]")),
     ("text_after_list", "[f(a=1)] Done.", Expected(" Done.", None, [("f", '{"a": 1}')])),
-    ("non_call_element_ends_the_block", "[f(a=1), 2, g()]", Expected(" 2, g()]", None, [("f", '{"a": 1}')])),
+    # (issue 23 rule 2) after a call, an element that is no call is skipped to its separator and dropped
+    ("non_call_element_is_dropped_and_the_next_call_parses", "[f(a=1), 2, g()]", calls(("f", '{"a": 1}'), ("g", "{}"))),
+    ("non_call_first_element_keeps_a_bare_list_text", "[2, g()]", Expected("[2, g()]")),
     ("truncated_second_call_dropped", '[f(a=1), g(b="x', calls(("f", '{"a": 1}'))),
     ("truncated_first_call_is_text", '[f(a="x', Expected('[f(a="x')),
     ("truncated_list_keeps_its_calls", "[f(a=1)", calls(("f", '{"a": 1}'))),

@@ -30,9 +30,9 @@ from lmparse.tools.xml import MALFORMED_CALL
 from .support.stream import Expected, check_parse
 from .support.tokenizers import HF_TOKENIZERS, added_tokens_in, decode_with_spaces, load_hf_tokenizer
 from .support.typed_tools import TOOLS as TYPED_TOOLS
-from .support.wires import (ALL_WIRES, DSML, DSML_WIRES, HUNYUAN, HUNYUAN_PLAIN, HUNYUAN_PLAIN_WIRES, HY_V4, LLAMA3,
-                            MINICPM5, MINIMAX_M3, MINIMAX_NS, V4, V41, XML_WIRES, DsmlWire, Wire,
-                            XmlWire, XtmlWire, dsml_untyped)
+from .support.wires import (ALL_WIRES, DSML, DSML_WIRES, GCML, HUNYUAN, HUNYUAN_PLAIN, HUNYUAN_PLAIN_WIRES, HY_V4,
+                            LLAMA3, MINICPM5, MINIMAX_M3, MINIMAX_NS, V4, V41, XML_WIRES, DsmlWire,
+                            Wire, XmlWire, XtmlWire, dsml_untyped)
 
 SCHEMA_WIRES = (*XML_WIRES, *DSML_WIRES)  # the families that coerce values by the tool's schema
 
@@ -464,25 +464,54 @@ def test_one_hunyuan_reply_may_mix_the_suffixed_and_the_plain_tags() -> None:
 
 
 # ---- block-level recovery: one malformed call does not take its block with it -------------------
-# (issue 23 rule 2) Inside a block opened by its open tag, where every call closes with a tag
-# of its own, a malformed call (an empty name, a stray body) is skipped to that tag and
-# recorded in ``dropped``; the calls around it still parse.  A block that holds no good call
-# stays text, as prose that mentions a tag does.  The families whose calls close so, and the tag:
-CALL_CLOSE = {"qwen3coder": "</function>", "seed-oss": "</function>", "step3p5": "</function>",
-              "minimax-m2": "</invoke>", "deepseek-v32": f"</{DSML}invoke>", "deepseek-v4": f"</{DSML}invoke>",
-              "deepseek-v41": f"</{DSML} invoke>", "hunyuan": "</tool_call:opensource>",
-              "hy-v4": "</tool_call:opensource>", "kimi-k3": "<|close|>call<|sep|>", "hunyuan-plain": "</tool_call>",
-              "hunyuan-plain-vocabulary": "</tool_call>", "hy-v4-plain-vocabulary": "</tool_call>"}
+# (issue 23 rule 2) Inside a block whose calls are delimited -- each closes with a tag of its
+# own, or is one element of a list -- a malformed call (an empty name, a stray body) is skipped
+# to its delimiter and recorded in ``dropped`` with its markup; the calls around it still
+# parse.  A block that holds no good call stays text, as prose that mentions a tag does.
+# The families whose calls are delimited so, and the delimiter a stray body is written before:
+CALL_CLOSE = {"qwen3coder": "</function>", "seed-oss": "</function>", "step3p5": "</function>", "step5": "</function>",
+              "zaya": "</function>", "minimax-m2": "</invoke>", "dots": "</invoke>", "muse": "</atem:invoke>",
+              "deepseek-v32": f"</{DSML}invoke>", "deepseek-v4": f"</{DSML}invoke>", "deepseek-v41": f"</{DSML} invoke>",
+              "gigachat35": f"</{GCML}invoke>", "hunyuan": "</tool_call:opensource>", "hy-v4": "</tool_call:opensource>",
+              "kimi-k3": "<|close|>call<|sep|>", "k2-horizon": "</ifm|tool_call>", "hunyuan-plain": "</tool_call>",
+              "hunyuan-plain-vocabulary": "</tool_call>", "hy-v4-plain-vocabulary": "</tool_call>",
+              "minimax-m3": f"{MINIMAX_NS}</invoke>", "pythonic": ")", "lfm2": ")"}
+# Families that read a call whole at its delimiter (a Python call at its ``)``): a stray body makes
+# the whole call invalid, so it is dropped with its source and the reason it is no call.
+WHOLE_CALLS = {"pythonic": "not Python call syntax", "lfm2": "not Python call syntax"}
+# Where a call with an empty name is well-formed syntax (JSON): it is a call to a name no tool
+# has, dropped by the emitter like an unknown name (no markup to skip), and its neighbours parse.
+# Llama 3's calls follow one another after ``;`` in one block.
+NAMED_BY_JSON = {"qwen", "internlm", "ripple", "gigachat3", "inkling", "llama3", "kimi-k2", "deepseek-v3",
+                 "deepseek-v31", "cohere-command", "apertus"}
+# One call per block (the template writes a block, or a marker, per call): the calls around a
+# malformed one are in blocks of their own and parse; its block holds no good call and stays text.
+ONE_CALL_PER_BLOCK = {"glm45", "glm47", "ling3", "iquest", "iquest-coder-v2", "mistral", "mistral-v13", "gemma4",
+                      "minicpm5"}
+NOT_RECOVERING = {
+    **{i: "one call per block: nothing around a malformed call to recover (ONE_CALL_PER_BLOCK)" for i in ONE_CALL_PER_BLOCK},
+    **{i: "an empty name is well-formed JSON, dropped by name (NAMED_BY_JSON); a JSON stray body is rule 6's"
+       for i in NAMED_BY_JSON},
+    "sarashina": "a block proves itself by its first element (test_sarashina); a later malformed element is dropped",
+}
 RECOVERING = [w for w in (*ALL_WIRES, *HUNYUAN_PLAIN_WIRES) if w.id in CALL_CLOSE]
 A1, A2 = '{"a": "1"}', '{"a": "2"}'
 
 
-def check_recovered(w: Wire, text: str, calls: list[tuple[str, str]], skipped: list[str]) -> None:
+def test_every_wire_is_tested_for_recovery_or_says_why_not() -> None:
+    ids = {w.id for w in ALL_WIRES}
+    assert ids <= set(CALL_CLOSE) | set(NOT_RECOVERING), sorted(ids - set(CALL_CLOSE) - set(NOT_RECOVERING))
+    assert not set(CALL_CLOSE) & set(NOT_RECOVERING)
+    assert set(NOT_RECOVERING) <= ids and set(WHOLE_CALLS) <= set(CALL_CLOSE)
+
+
+def check_recovered(w: Wire, text: str, calls: list[tuple[str, str]], skipped: list[str],
+                    reason: str = MALFORMED_CALL) -> None:
     """``text`` parses to ``calls`` with no text, and ``dropped`` holds the ``skipped`` markup."""
     w.check(text, Expected(None, None, calls))
     parser = w.parser(w.request())
     parser.parse_complete(text)
-    assert [(d.reason, (d.text or "").strip()) for d in parser.dropped] == [(MALFORMED_CALL, m.strip()) for m in skipped]
+    assert [(d.reason, (d.text or "").strip()) for d in parser.dropped] == [(reason, m.strip()) for m in skipped]
 
 
 @pytest.mark.parametrize("w", RECOVERING, ids=lambda w: w.id)
@@ -501,15 +530,45 @@ def test_a_malformed_first_call_does_not_turn_the_block_into_text(w: Wire) -> No
 @pytest.mark.parametrize("w", RECOVERING, ids=lambda w: w.id)
 def test_a_stray_body_in_a_call_is_dropped_and_the_next_call_parses(w: Wire) -> None:
     close = CALL_CLOSE[w.id]
-    good = w.block(("f", A1), ("g", "{}"))
-    text = w.plain + good.replace(close, "\nnot a parameter " + close, 1)
-    check_recovered(w, text, [("f", w.arguments(A1)), ("g", "{}")], ["\nnot a parameter " + close])
+    stray = "\nnot a parameter " + close
+    text = w.plain + w.block(("f", A1), ("g", "{}")).replace(close, stray, 1)
+    if w.id in WHOLE_CALLS:
+        check_recovered(w, text, [("g", "{}")], [w.inner("f", A1).replace(close, stray, 1)], WHOLE_CALLS[w.id])
+    else:
+        check_recovered(w, text, [("f", w.arguments(A1)), ("g", "{}")], [stray])
 
 
 @pytest.mark.parametrize("w", RECOVERING, ids=lambda w: w.id)
 def test_a_block_of_malformed_calls_only_is_text(w: Wire) -> None:
     block = w.block(("", A2))
     w.check(w.plain + "ok " + block, Expected("ok " + block, None, []))
+
+
+def json_block(w: Wire, *calls: tuple[str, str]) -> str:
+    """One block of several calls: Llama 3's ``;``-separated envelopes after ``<|python_tag|>``."""
+    if w is LLAMA3:
+        return w.open + "; ".join(w.inner(n, a) for n, a in calls)
+    return w.block(*calls)
+
+
+@pytest.mark.parametrize("w", [w for w in ALL_WIRES if w.id in NAMED_BY_JSON], ids=lambda w: w.id)
+def test_a_json_call_with_an_empty_name_is_dropped_by_name_and_its_neighbours_parse(w: Wire) -> None:
+    for calls, good in [([("f", A1), ("", A2), ("g", "{}")], [("f", A1), ("g", "{}")]), ([("", A2), ("g", A1)], [("g", A1)])]:
+        text = w.plain + json_block(w, *calls)
+        w.check(text, Expected(None, None, good))
+        parser = w.parser(w.request())
+        parser.parse_complete(text)
+        assert [d.name for d in parser.dropped] == [None]
+
+
+@pytest.mark.parametrize("w", [w for w in ALL_WIRES if w.id in ONE_CALL_PER_BLOCK], ids=lambda w: w.id)
+def test_a_malformed_call_in_a_block_of_its_own_is_text_and_its_neighbours_parse(w: Wire) -> None:
+    text = w.plain + w.calls(("f", A1), ("", A2), ("g", "{}"))
+    w.check(text, None)
+    parser = w.parser(w.request())
+    message = parser.parse_complete(text)
+    assert [(c.function.name, c.function.arguments) for c in message.tool_calls] == [("f", w.arguments(A1)), ("g", "{}")]
+    assert w.inner("", A2).strip() in (message.content or "") and not parser.dropped
 
 
 # DeepSeek-V4 / V4.1 DSML: an invoke whose ``tool_calls`` wrapper is missing (an orphan) or

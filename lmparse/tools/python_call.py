@@ -18,6 +18,7 @@ import warnings
 __all__ = ["CallScanner", "call_arguments", "literal_value", "python_literal", "raw_quotable"]
 
 _CODE = re.compile(r"[^'\"()\[\]{}]*")  # a run with no quote or bracket
+_ELEMENT_CODE = re.compile(r"[^'\"()\[\]{},]*")  # ... nor a comma
 
 
 class CallScanner:
@@ -26,25 +27,31 @@ class CallScanner:
     classified yet (a trailing backslash, or one or two quotes that may be a triple
     quote's start or end) is left unconsumed, so no state spans a half-seen delimiter."""
 
-    __slots__ = ("depth", "quote")
+    __slots__ = ("depth", "quote", "element")
 
-    def reset(self) -> None:
-        self.depth = 1  # just after the call's "("
+    def reset(self, element: bool = False) -> None:
+        """``element``: scan a list element instead, to the ``,`` or closing bracket that ends it."""
+        self.depth = 1  # just after the call's "(" (or inside the list)
         self.quote = ""  # the open string's delimiter: one or three quote characters
+        self.element = element
 
     def scan(self, text: str, pos: int, final: bool) -> tuple[int, bool]:
-        """``(index after the call's ")", True)``, or ``(how far it is safe to consume, False)``."""
+        """``(index after the call's ")", True)`` (of an element: the index of the ``,`` or
+        bracket after it), or ``(how far it is safe to consume, False)``."""
         n = len(text)
+        code = _ELEMENT_CODE if self.element else _CODE
         while pos < n:
             if self.quote:
                 pos = self._string(text, pos, n, final)
                 if self.quote:
                     break
                 continue
-            pos = _CODE.match(text, pos).end()  # type: ignore[union-attr]  # matches empty: never None
+            pos = code.match(text, pos).end()  # type: ignore[union-attr]  # matches empty: never None
             if pos == n:
                 break
             c = text[pos]
+            if self.element and self.depth == 1 and c in ",)]}":
+                return pos, True
             if c == "'" or c == '"':
                 if text.startswith(c * 3, pos):
                     self.quote, pos = c * 3, pos + 3
@@ -54,6 +61,8 @@ class CallScanner:
                     self.quote, pos = c, pos + 1
                 continue
             pos += 1
+            if c == ",":
+                continue  # (the element scan stops at commas nested in brackets too)
             self.depth += 1 if c in "([{" else -1
             if self.depth == 0:
                 return pos, True

@@ -24,11 +24,12 @@ from ..markers import MarkerSet
 from ..request import ParserRequest
 from .base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep, RunTake, ToolParser
 from .calls import CallEmitter, new_call_id
+from .recovery import MALFORMED_CALL, SKIP_LIMIT, SkippedCalls, find_call_end
 from .syntax import CallSyntax, derive_call_syntax
 from .xml_values import Typed, XmlValueReader, argument_items, convert_value, json_string_body
 
 __all__ = ["XmlToolParser", "MALFORMED", "Malformed", "Found", "FunctionStep", "ArgStartStep", "ArgNameStep",
-           "Typed", "convert_value", "argument_items"]  # (the last three: re-exported from ``xml_values``)
+           "MALFORMED_CALL", "Typed", "convert_value", "argument_items"]  # (re-exported: the last four)
 
 
 class Verdict(enum.Enum):
@@ -59,10 +60,6 @@ Declared = Literal["string", "json", "arguments"]
 ArgNameStep = tuple[int, str] | tuple[int, str, Declared | Typed | None]
 
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE, _SKIP = range(5)
-# A malformed call is skipped to its function's close tag when that arrives within this many
-# characters; further on, the block ends there as before (see ``_malformed``).
-_SKIP_LIMIT = 4096
-MALFORMED_CALL = "malformed call: skipped to its close tag"
 
 
 class XmlToolParser(ToolParser):
@@ -125,7 +122,7 @@ class XmlToolParser(ToolParser):
         self._deferred_name: str | None = None
         self._values.reset()
         self._skip_from = self._skip_seen = 0  # the malformed call being skipped: its start, how far it was searched
-        self._skipped: list[str] = []  # malformed calls skipped before the block committed: recorded once it does
+        self._skipped = SkippedCalls()  # malformed calls skipped before the block committed: recorded once it does
 
     def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos: int = 0
@@ -181,9 +178,7 @@ class XmlToolParser(ToolParser):
         offered = self.request.allowed_names
         if self.bare and self.bare_call_waits_for_close and offered is not None and name not in offered:
             return self._reject(events)  # an orphan call to a tool not offered is text
-        for markup in self._skipped:  # the block holds a call: the malformed ones before it are its syntax
-            self._cut(events, markup, MALFORMED_CALL)
-        self._skipped.clear()
+        self._skipped.commit(self, events)
         self._begin_call()
         if self.bare and (after != "done" or self.bare_call_waits_for_close):
             self._deferred_name = name  # a block with no open tag proves itself first
@@ -215,13 +210,16 @@ class XmlToolParser(ToolParser):
         return PAYLOAD_CLOSED if self.one_call_per_block else MORE
 
     def _malformed(self, events: Events, at: int) -> Payload:
-        """A hook found no syntax of the dialect at ``at``.  In a block opened by its open tag
-        whose calls end with a tag of their own (``function_close``), that call is skipped to
-        its close tag and recorded in ``dropped`` (once the block holds a call: a block of
-        malformed calls only is text), and the calls around it still parse: ``MORE``, in the
-        skip phase.  Otherwise the block is rejected (``_reject``) as before."""
+        """A hook found no syntax of the dialect at ``at``.  In a block whose calls end with a
+        tag of their own (``function_close``, not the block's), that call is skipped to its
+        close tag and recorded in ``dropped`` (``lmparse.tools.recovery``: once the block holds
+        a call, so a block of malformed calls only is text), and the calls around it still
+        parse: ``MORE``, in the skip phase.  A block with no open tag or no close tag (an
+        orphan invoke, MiniCPM5's calls) skips only once a named call proved it.  Otherwise
+        the block is rejected (``_reject``) as before."""
         close, block_close = self.function_close, self.tool_close_tag
-        if self.bare or not close or not block_close or block_close in close:
+        unbounded = self.bare or not block_close
+        if not close or (block_close and block_close in close) or (unbounded and not self.committed):
             return self._reject(events)
         if self.call_named:
             self._close_arguments(events)  # what streamed of the call stands; its object is closed
@@ -233,29 +231,23 @@ class XmlToolParser(ToolParser):
     def _skip(self, text: str, events: Events, final: bool) -> PayloadStep:
         """The skip phase: up to and with the function's close tag the markup is dropped, and
         the next call is read; the block's close tag first ends the payload there.  Neither
-        within ``_SKIP_LIMIT`` characters (or by the end of the reply): the block ends where
+        within ``SKIP_LIMIT`` characters (or by the end of the reply): the block ends where
         the malformed call began, as a malformed block always did."""
         start, close, block_close = self._skip_from, self.function_close, self.tool_close_tag
-        assert block_close is not None  # (``_malformed`` skips only in blocks with a close tag)
-        scan = max(start, self._skip_seen - len(close) - len(block_close))  # a tag may straddle what was seen
-        limit = start + _SKIP_LIMIT
-        found, ends = text.find(close, scan, limit + len(close)), text.find(block_close, scan, limit + len(block_close))
-        if found == -1 and ends == -1:
+        scan = max(start, self._skip_seen - len(close) - len(block_close or ""))  # a tag may straddle what was seen
+        limit = start + SKIP_LIMIT
+        found = find_call_end(text, scan, limit, close, block_close)
+        if found is None:
             if final or len(text) > limit:
                 self._phase = _FUNCTION
                 return start, self._reject(events)
             self._skip_from, self._skip_seen = 0, len(text) - start  # the next text starts at ``start``
             return start, MORE
-        at_close = ends == -1 or (found != -1 and found < ends)
-        end = found + len(close) if at_close else ends
-        markup = text[start:end]
-        if self.committed:
-            self._cut(events, markup, MALFORMED_CALL)
-        else:
-            self._skipped.append(markup)
+        end, at_close = found
+        self._skipped.skip(self, events, text[start:end])
         self._phase = _FUNCTION
         if at_close:
-            return end, MORE
+            return end, PAYLOAD_CLOSED if self.one_call_per_block else MORE
         if self.committed:
             return end, PAYLOAD_CLOSED  # the block's close tag is the driver's
         return start, self._reject(events)

@@ -852,10 +852,11 @@ def muse_call(name: str, params: Params) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class MuseWire(XmlWire):
-    """One tool message per block: the header (after `` to=``) names the first call's recipient."""
+    """One tool message per block: the header (after `` to=``) names the first named call's recipient."""
 
     def block(self, *calls: tuple[str, str | Params]) -> str:
-        head = f"{calls[0][0]}{MUSE_MESSAGE}<atem:function_calls>\n" if calls else ""
+        recipient = next((n for n, _ in calls if n), "")  # (a call with an empty name names no recipient)
+        head = f"{recipient}{MUSE_MESSAGE}<atem:function_calls>\n" if calls else ""
         return self.open + head + "".join(self.inner(n, p) for n, p in calls) + self.close
 
     def calls(self, *calls: tuple[str, str | Params]) -> str:

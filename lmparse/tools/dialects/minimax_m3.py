@@ -17,8 +17,11 @@ name (``"X"``, ``'X'`` or bare, vLLM's variants).  A string value streams as it 
 typed scalar or an empty element is written at its closer.  No call ids.
 
 Variants: whitespace between NS and its tag (``NS <invoke name="f">``, SGLang normalizes it)
-is layout everywhere, the block's opener included.  Markup left over where a call broke
-(text where a parameter belongs, a garbled invoke) up to the block's closer is recorded in
+is layout everywhere, the block's opener included.  A malformed call (an invoke with an
+empty name, text where a parameter belongs) is skipped to its ``NS</invoke>`` and recorded
+in ``dropped`` (``lmparse.tools.recovery``, issue 23 rule 2): what streamed of it stands,
+and the calls after it still parse; a block of malformed calls only is text.  Markup left
+over where no invoke closes it (a garbled invoke) up to the block's closer is recorded in
 ``dropped`` with the block, never lost silently.
 
 Tokens (unverified: no MiniMax-M3 tokenizer here): NS, ``<tool_call>``, ``</tool_call>``
@@ -33,6 +36,7 @@ import json
 
 from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
 from ..element_values import ElementTranslator, render_elements
+from ..recovery import SKIP_LIMIT, SkippedCalls, find_call_end
 from ._syntax import at_partial, read_attribute, skip_ws
 
 NS = "]<]minimax[>["
@@ -65,10 +69,18 @@ class MiniMaxM3ToolParser(ToolParser):
 
     def _reset_payload(self) -> None:
         self._args: ElementTranslator | None = None
+        self._skipping = False  # a malformed call is being skipped: from ``_skip_from``, searched to ``_skip_seen``
+        self._skip_from = self._skip_seen = 0
+        self._skipped = SkippedCalls()
 
     def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos = 0
         while True:
+            if self._skipping:
+                pos, skipped = self._skip(text, events, final)
+                if skipped is not None:
+                    return pos, skipped
+                continue
             args = self._args
             if args is None:
                 found = self._consume_invoke(text, pos, events)
@@ -83,8 +95,10 @@ class MiniMaxM3ToolParser(ToolParser):
                 args.close()
             self._calls.arguments(events, args.writer.take())
             self._calls.value_end(events)  # (the writer writes a typed scalar whole, at its closer)
-            if args.broken:
-                return pos, self._reject(events)  # text where a parameter belongs: the call ends with what it had
+            if args.broken:  # text where a parameter belongs: the call ends with what it had, the rest is skipped
+                self._end_call(events)
+                self._args, self._skipping, self._skip_from, self._skip_seen = None, True, pos, pos
+                continue
             if not args.done:
                 return len(text) if final else pos, MORE  # at the end, a cut-off tag is the call's own markup
             self._end_call(events)
@@ -102,8 +116,12 @@ class MiniMaxM3ToolParser(ToolParser):
             if found is None:
                 return None
             name = found[0].strip() if found else ""
-            if not found or not name:
+            if not found:
                 return pos, self._reject(events)
+            if not name:  # an invoke with an empty name: skipped
+                self._skipping, self._skip_from, self._skip_seen = True, pos, pos
+                return pos, MORE
+            self._skipped.commit(self, events)
             self._begin_call()
             self._emit_name(events, name)
             schema = self.request.schema_for(name) if self.request.tools else None
@@ -114,6 +132,27 @@ class MiniMaxM3ToolParser(ToolParser):
         if self.committed:
             return pos, PAYLOAD_CLOSED  # the close tag (or stray text) is the block's business
         return pos, self._reject(events)
+
+    def _skip(self, text: str, events: Events, final: bool) -> tuple[int, Payload | None]:
+        """A malformed call, from ``_skip_from`` up to and with its ``NS</invoke>``: dropped
+        (None: the next invoke is read there); the block's closer first ends the payload there.
+        Neither within ``SKIP_LIMIT`` characters (or by the end of the reply): the payload
+        ends where the call began, as it did before recovery."""
+        start = self._skip_from
+        scan = max(start, self._skip_seen - len(END_INVOKE) - len(CLOSE))  # a tag may straddle what was seen
+        found = find_call_end(text, scan, start + SKIP_LIMIT, END_INVOKE, CLOSE)
+        if found is None:
+            if final or len(text) > start + SKIP_LIMIT:
+                self._skipping = False
+                return start, self._reject(events)
+            self._skip_from, self._skip_seen = 0, len(text) - start  # the next text starts at ``start``
+            return start, MORE
+        end, at_close = found
+        self._skipping = False
+        self._skipped.skip(self, events, text[start:end])
+        if at_close:
+            return end, None
+        return (end, PAYLOAD_CLOSED) if self.committed else (start, self._reject(events))
 
     def _consume_close(self, text: str, pos: int, events: Events, final: bool) -> tuple[int, bool]:
         at = skip_ws(text, pos)

@@ -18,8 +18,13 @@ written; after ``<|python_start|>`` a first call cut off is syntax (``dropped``)
 Once a block holds a call (or a call to a name the request does not expose), the
 other calls that are not tool calls -- positional or ``**`` arguments, a value that is
 not a literal with a JSON form (names, expressions, bytes, sets, complex, inf/nan), cut
-off by the end of input -- are dropped and recorded in ``dropped``, and an element that
-is not call-shaped at all ends the block there (the rest is text).
+off by the end of input -- are dropped and recorded in ``dropped`` with their source, and
+an element that is not call-shaped at all (``(a=1)``, ``2``) is skipped to the ``,`` or
+``]`` after it and recorded (``recovery.MALFORMED_CALL``; issue 23 rule 2), so the calls
+after it still parse.  Before the block holds a call such elements are held: inside the
+wrapper they are recorded once a call follows, a bare list whose first element is no call
+is text.  With no separator within ``recovery.SKIP_LIMIT`` characters the block ends where
+the element began (the rest is text).
 
 Tokenization: the wrapper tags are single special tokens of Llama 4, whose tokenizer we
 do not have.  In Llama 3.2 the list tokenizes as ``[``, ``get``, ``_weather``, ``(city``,
@@ -32,8 +37,9 @@ from __future__ import annotations
 import json
 import re
 
-from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
+from ..base import MORE, PAYLOAD_CLOSED, DroppedCall, Events, Payload, PayloadStep, ToolParser
 from ..python_call import CallScanner, call_arguments, python_literal
+from ..recovery import MALFORMED_CALL, SKIP_LIMIT
 from ..syntax import CallSyntax
 from ._syntax import skip_ws
 
@@ -45,7 +51,7 @@ _HEAD = re.compile(r"\s*([^\W\d][\w.]*)\s*\(")  # a (dotted) name and its "("
 _HEAD_PREFIX = re.compile(r"\s*(?:[^\W\d][\w.]*\s*)?\Z")  # what may still become one
 _LIST_END = re.compile(r"\s*\]")
 _MAX_HEAD = 256  # a longer name is prose: a bound on what is held
-_OPEN, _ELEMENT, _CALL, _AFTER = range(4)
+_OPEN, _ELEMENT, _CALL, _AFTER, _SKIP = range(5)
 
 
 class PythonicToolParser(ToolParser):
@@ -63,7 +69,8 @@ class PythonicToolParser(ToolParser):
         self._scanner = CallScanner()
         self._name = ""
         self._source: list[str] = []  # the current call's source, as it arrived
-        self._deferred: list[tuple[str, str]] = []  # invalid calls before the block held a call
+        self._deferred: list[tuple[str | None, str, str]] = []  # invalid calls before the block held a call
+        self._skip_from = self._skip_seen = 0  # the malformed element being skipped: its start, how far it was scanned
 
     def _consume_stream_payload(self, text: str, events: Events, *, final: bool) -> PayloadStep:
         pos, n = 0, len(text)
@@ -93,8 +100,23 @@ class PythonicToolParser(ToolParser):
                             self._calls.cut(events, text[pos:])
                         return n, MORE
                     return pos, MORE
+                elif self.bare and not self.committed:
+                    return pos, self._reject(events)  # not a call: a bare list proves itself by its first call
+                else:  # not a call: skipped to its separator (``_SKIP``)
+                    self._scanner.reset(element=True)
+                    self._phase, self._skip_from, self._skip_seen = _SKIP, pos, 0
+            elif phase == _SKIP:
+                start = self._skip_from
+                end, found = self._scanner.scan(text, start + self._skip_seen, final)
+                if found:
+                    self._invalid(events, None, MALFORMED_CALL, text[start:end])
+                    self._phase, pos = _AFTER, end
+                elif final or end - start > SKIP_LIMIT:
+                    self._phase = _AFTER
+                    return start, self._reject(events)  # no separator: the block is text, or ends where it began
                 else:
-                    return pos, self._reject(events)  # not a call: the block is text, or ends here
+                    self._skip_from, self._skip_seen = 0, end - start  # the next text starts at ``start``
+                    return start, MORE
             else:
                 start = skip_ws(text, pos)
                 if start == n:
@@ -110,33 +132,37 @@ class PythonicToolParser(ToolParser):
                     return pos, self._reject(events)
 
     def _finish_call(self, events: Events) -> None:
-        arguments, reason = call_arguments("".join(self._source), self.json_constants)
+        source = "".join(self._source)
+        arguments, reason = call_arguments(source, self.json_constants)
         self._source = []
         if arguments is None:
-            self._invalid(events, self._name, reason)
+            self._invalid(events, self._name, reason, source)
             return
-        for name, why in self._deferred:  # the block holds a call now: they were calls too
-            self._record_drop(events, name, why)
+        for name, why, markup in self._deferred:  # the block holds a call now: they were calls too
+            self._record_drop(events, name, why, markup)
         self._deferred = []
         self._begin_call()
         self._emit_name(events, self._name)
         self._calls.arguments(events, arguments)
         self._end_call(events)
 
-    def _invalid(self, events: Events, name: str, reason: str) -> None:
+    def _invalid(self, events: Events, name: str | None, reason: str, markup: str) -> None:
+        """A call that is no tool call (``name`` None: an element that is no call at all):
+        recorded, or held until the block holds a call (a block of such calls only is text)."""
         if self.committed:
-            self._record_drop(events, name, reason)
+            self._record_drop(events, name, reason, markup)
         else:
-            self._deferred.append((name, reason))
+            self._deferred.append((name, reason, markup))
 
-    def _record_drop(self, events: Events, name: str, reason: str) -> None:
+    def _record_drop(self, events: Events, name: str | None, reason: str, markup: str) -> None:
         self._begin_call()
-        self._drop(events, name, reason)
+        self._commit()
+        self._calls.drop_record(events, DroppedCall(name, reason, markup))
         self._end_call(events)
 
     def _finish_payload(self, events: Events) -> Payload:
         if self._phase == _CALL:
-            self._invalid(events, self._name, "cut off by the end of input")
+            self._invalid(events, self._name, "cut off by the end of input", "".join(self._source))
             self._phase = _AFTER
         return super()._finish_payload(events)
 
