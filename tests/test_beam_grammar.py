@@ -216,3 +216,95 @@ def test_the_compiled_constraint_accepts_the_templates_call_and_refuses_an_undec
     closer = row.thought.partition("plan")[2]
     assert _accepts(inside, "plan" + closer + row.call)
     assert not _accepts(inside, row.call)
+
+
+# ---- through the server: lmparse serve --family beam --engine vllm --model DIR ------------------
+
+
+def _serve(tmp_path: Any, template: dict[str, Any], reply: str, engine: str = "vllm") -> tuple[Any, list[dict]]:
+    httpx = pytest.importorskip("httpx")
+    pytest.importorskip("jinja2")
+    from lmparse.serve.app import create_app, upstream_binding
+    from lmparse.serve.families import get_family
+
+    from .support.model_dir import qwen3_model_dir
+    from .support.upstream import TOKENIZER, recorded
+
+    model = qwen3_model_dir(tmp_path)
+    config = model / "tokenizer_config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text(encoding="utf-8")), "response_template": template}),
+                      encoding="utf-8")
+    bodies: list[dict] = []
+
+    def handle(request: Any) -> Any:
+        bodies.append(json.loads(request.content))
+        pieces = [(piece, token_id) for piece, token_id, _ in TOKENIZER.steps(reply)]
+        return httpx.Response(200, content=recorded(engine, pieces), headers={"content-type": "text/event-stream"})
+
+    binding = upstream_binding(get_family("beam"), engine, "http://engine", transport=httpx.MockTransport(handle),
+                               model_dir=model)
+    return create_app([binding]), bodies
+
+
+def _post(app: Any, tool_choice: Any, tools: list[dict] = TOOLS) -> Any:
+    import asyncio
+
+    import httpx
+
+    async def call() -> Any:
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            return await client.post("/v1/chat/completions", json={
+                "model": "beam", "messages": [{"role": "user", "content": "Weather in Paris?"}], "tools": tools,
+                "tool_choice": tool_choice})
+
+    return asyncio.run(call())
+
+
+def test_family_beam_sends_vllm_the_templates_structural_tag_for_required(tmp_path: Any) -> None:
+    row = ROWS["beam-xml"]
+    app, bodies = _serve(tmp_path, row.template, row.thought + row.call)
+    r = _post(app, "required")
+    assert r.status_code == 200, r.text
+    message = r.json()["choices"][0]["message"]
+    assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in message["tool_calls"]] == [
+        ("get_weather", ARGUMENTS)]
+    (body,) = bodies
+    tag = json.loads(body["structured_outputs"]["structural_tag"])
+    thought, _, calls = tag["format"]["elements"]
+    assert thought["content"]["begin"] == "<think>" and thought["content"]["end"] == "</think>"
+    assert [(t["begin"], t["end"]) for t in calls["tags"]] == [("<tool_call>\n<function=get_weather>",
+                                                              "</function>\n</tool_call>")]
+
+
+def test_family_beam_sends_llama_cpp_the_templates_grammar_for_a_named_tool(tmp_path: Any) -> None:
+    row = ROWS["beam-xml"]
+    app, bodies = _serve(tmp_path, row.template, row.call, engine="llamacpp")
+    r = _post(app, {"type": "function", "function": {"name": "get_weather"}})
+    assert r.status_code == 200, r.text
+    (body,) = bodies
+    assert literal("<tool_call>\n<function=get_weather>") in body["grammar"]
+
+
+def test_family_beam_answers_400_on_tool_choice_when_the_template_cannot_write_the_call(tmp_path: Any) -> None:
+    app, bodies = _serve(tmp_path, BEAM_GEMMA, ROWS["beam-gemma"].call)
+    r = _post(app, "required", [{"type": "function", "function": {"name": "get-weather"}}])
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert error["param"] == "tool_choice" and "cannot write the tool name(s) ['get-weather']" in error["message"]
+    assert bodies == []
+
+
+def test_the_plain_response_template_mode_is_constrained_the_same_way_on_sglang() -> None:
+    from lmparse.serve.engines.base import GenerationRequest
+    from lmparse.serve.families import get_family
+    from lmparse.serve.tool_choice import enforce
+
+    given = GenerationRequest([{"role": "user", "content": "hi"}], TOOLS, _request(parallel=False))
+    template = ResponseTemplate(QWEN3_5)
+    request, check = enforce(given, get_family("qwen3.5"), "sglang", template, lambda r: "<|im_start|>assistant\n")
+    assert check is not None and request.constraint is not None
+    tag = json.loads(request.constraint["structural_tag"])
+    assert tag == json.loads(template_constraint(template, "sglang", given.parser_request,
+                                                 "<|im_start|>assistant\n")["structural_tag"])
+    assert _calls(tag)["stop_after_first"] is True
