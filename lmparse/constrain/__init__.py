@@ -14,23 +14,28 @@
 builders themselves, ``check_calls`` the verdict on a finished reply.  The request is the
 normalized value (``lmparse.request``); the builders still take the raw OpenAI
 ``tools, tool_choice, parallel`` the engine plugins hold, normalized here once
-(``legacy_request``).
+(``legacy_request``).  ``template_constraint`` is the same for a model whose own
+``response_template`` parses its replies (``response-template``, ``beam``): the syntax is read
+off the compiled template (``lmparse.response.template_syntax``), not a registered dialect.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..registry import ResponseParserManager, ToolParserManager
 from ..request import ParserRequest, normalize_request
+from ..response.template import ResponseTemplate
+from ..response.template_syntax import sorted_arguments, template_calls, template_reasoning
 from ..tools.syntax import CallSyntax
 from .check import check_calls, schema_errors
 from .gbnf import calls_grammar
 from .structural import structural_tag
 
-__all__ = ["Unconstrainable", "constraint_for", "gbnf_for", "structural_tag_for",
+__all__ = ["Unconstrainable", "constraint_for", "template_constraint", "gbnf_for", "structural_tag_for",
            "legacy_request", "dialect_syntax", "check_calls", "schema_errors", "ENGINE_FIELDS", "Reasoning"]
 
 # (start tag or None, end tag, whether the reply starts inside the reasoning block)
@@ -117,12 +122,47 @@ def constraint_for(dialect: str | None, engine: str, request: ParserRequest | An
     """``{field: value}`` for ``engine``'s request (see the module docstring), or None;
     ``request`` as in ``gbnf_for``."""
     request = _request(request, tool_choice, parallel)
-    if request.required_functions is None:
+    functions = request.required_functions
+    if functions is None:
         return None
+    field = _engine_field(engine)
+    return _engine_constraint(field, dialect_syntax(dialect), functions, request.single_call, reasoning)
+
+
+def template_constraint(template: ResponseTemplate, engine: str, request: ParserRequest,
+                        prompt: str | None = None) -> dict[str, str] | None:
+    """``constraint_for`` a model parsed by its own compiled ``template``: the calls its
+    ``tool_calls`` region describes, after its reasoning region where ``prompt`` (the rendered
+    prompt, which says whether the reply starts inside it) and the thinking switch allow one.
+    A region that does not repeat allows one call; in ``beam`` mode arguments are in name order."""
+    functions = request.required_functions
+    if functions is None:
+        return None
+    field = _engine_field(engine)
+    try:
+        calls = template_calls(template)
+    except ValueError as exc:
+        raise Unconstrainable(str(exc)) from None
+    if calls.name_pattern is not None:
+        unwritable = [fn["name"] for fn in functions if not re.fullmatch(calls.name_pattern, fn["name"])]
+        if unwritable:
+            raise Unconstrainable(f"the response_template's tool_calls opener cannot write the tool name(s) "
+                                  f"{unwritable} (names match {calls.name_pattern})")
+    if template.mode == "beam":
+        functions = [{**fn, "parameters": sorted_arguments(fn.get("parameters"))} for fn in functions]
+    return _engine_constraint(field, calls.syntax, functions, request.single_call or not calls.repeats,
+                              template_reasoning(template, request, prompt))
+
+
+def _engine_field(engine: str) -> str:
     field = ENGINE_FIELDS.get(engine)
     if field is None:
         raise Unconstrainable(f"the {engine} engine has no way to constrain generation")
+    return field
+
+
+def _engine_constraint(field: str, syntax: CallSyntax, functions: list[dict[str, Any]], single: bool,
+                       reasoning: Reasoning | None) -> dict[str, str]:
     if field == "grammar":
-        return {field: gbnf_for(dialect or "", request, reasoning=reasoning) or ""}
-    tag = structural_tag_for(dialect or "", request, reasoning=reasoning)
-    return {field: json.dumps(tag, ensure_ascii=False)}
+        return {field: calls_grammar(syntax, functions, single, reasoning)}
+    return {field: json.dumps(structural_tag(syntax, functions, single, reasoning), ensure_ascii=False)}

@@ -48,6 +48,7 @@ class FieldSpec(NamedTuple):
     content_args: dict[str, Any]
     transform: Any
     join: Any = None  # checked (it needs ``repeats``), and refused by the Beam rules on text fields
+    repeats: bool = False  # the region may occur more than once (HF keeps every match, in a list)
 
     @property
     def implicit(self) -> bool:
@@ -139,7 +140,8 @@ def _field(where: str, name: str, field: Any) -> FieldSpec:
     opens, closes = _marker(where, name, field, "open"), _marker(where, name, field, "close")
     if (_captures(opens) or _captures(closes)) and field.get("transform") is None:
         raise ValueError(f"{where}: field {name!r}: named groups in open/close need a transform")
-    return FieldSpec(name, opens, closes, content, dict(args), field.get("transform"), field.get("join"))
+    return FieldSpec(name, opens, closes, content, dict(args), field.get("transform"), field.get("join"),
+                     bool(field.get("repeats")))
 
 
 def _marker(where: str, name: str, field: dict[str, Any], key: str) -> tuple[tuple[Part, ...], ...]:

@@ -127,7 +127,8 @@ class GenerationService:
         parser made and the prompt rendered and counted."""
         request, options = parse(body, binding)
         _check_limit(api, body, request.max_tokens, self.max_model_len)
-        request, check = enforce(request, binding.family, binding.engine.name)
+        request, check = enforce(request, binding.family, binding.engine.name, binding.response_template,
+                                 getattr(binding.engine, "prompt", None))
         stream = binding.engine.start(request)
         parser = binding.new_parser(request.parser_request, stream.prompt_tail)
         return Generation(request, options, parser, stream, check)

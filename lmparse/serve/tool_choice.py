@@ -5,10 +5,13 @@
 ``parallel_tool_calls: false`` is its ``max_calls`` 1, so the parser keeps only the first
 call on every engine); a tool choice that must call (``required``, a named tool) gives a
 new ``GenerationRequest`` carrying the family's constraint (``lmparse.constrain.constraint_for``):
-an XGrammar structural tag for vLLM and SGLang, a GBNF grammar for llama.cpp.  The
-simulated engine obeys tool_choice by construction and needs none; an engine or family
-with no way to constrain (LMDeploy; a family without a tool dialect) is a 400 saying so,
-never an unenforced generation.
+an XGrammar structural tag for vLLM and SGLang, a GBNF grammar for llama.cpp.  A model
+parsed by its own ``response_template`` (``response-template``, ``beam``) is constrained by
+the calls that template describes (``template_constraint``; the prompt, rendered once more,
+says whether the reply starts inside its reasoning region).  The simulated engine obeys
+tool_choice by construction and needs none; an engine or family with no way to constrain
+(LMDeploy; a family without a tool dialect; a template whose calls cannot be described) is
+a 400 saying so, never an unenforced generation.
 
 ``CallCheck`` runs after: a reply to such a request without a call, or with a call whose
 arguments break the tool's schema, is ``ToolChoiceUnmet`` (HTTP 502 ``server_error``,
@@ -18,11 +21,13 @@ event instead of the finish).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ..constrain import Reasoning, Unconstrainable, check_calls, constraint_for
+from ..constrain import Reasoning, Unconstrainable, check_calls, constraint_for, template_constraint
 from ..registry import ReasoningParserManager, ResponseParserManager
 from ..request import ParserRequest
+from ..response.template import ResponseTemplate
 from .engines.base import GenerationRequest
 from .errors import RequestError
 
@@ -56,10 +61,12 @@ def _reasoning(family: Any, pr: ParserRequest) -> Reasoning | None:
     return block() if block is not None else None
 
 
-def enforce(request: GenerationRequest, family: Any, engine: str) -> tuple[GenerationRequest, CallCheck | None]:
+def enforce(request: GenerationRequest, family: Any, engine: str, template: ResponseTemplate | None = None,
+            render: Callable[[GenerationRequest], str] | None = None) -> tuple[GenerationRequest, CallCheck | None]:
     """``request`` as ``engine`` must get it for ``family`` (a new one carrying the constraint
     when the tool choice must call; a 400 when that cannot be enforced), and the check its
-    reply must pass, if any."""
+    reply must pass, if any.  ``template``: the model's own response_template, when it is what
+    parses (``render`` gives the prompt it reads its reasoning state from)."""
     pr = request.parser_request
     functions = pr.required_functions
     if functions is None:
@@ -68,11 +75,15 @@ def enforce(request: GenerationRequest, family: Any, engine: str) -> tuple[Gener
     # below still judges their replies.
     if engine in UPSTREAM_ENGINES:
         try:
-            request = request.constrained(constraint_for(_dialect(family), engine, pr,
-                                                         reasoning=_reasoning(family, pr)))
+            if template is not None:
+                prompt = render(request) if render is not None and template.reasoning_class is not None else None
+                constraint = template_constraint(template, engine, pr, prompt)
+            else:
+                constraint = constraint_for(_dialect(family), engine, pr, reasoning=_reasoning(family, pr))
         except Unconstrainable as exc:
             raise RequestError(f"tool_choice cannot be enforced for {family.name} on {engine}: {exc}; "
                                "use tool_choice auto", "tool_choice") from None
+        request = request.constrained(constraint)
     return request, CallCheck(functions)
 
 

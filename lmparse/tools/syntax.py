@@ -9,8 +9,10 @@ chat templates) and cuts the result apart at the markers the parser itself reads
 One call is ``before_name NAME after_name [DIGITS args_open] ARGUMENTS call_end``; calls
 follow each other with ``separator`` between them, all inside ``section_open`` ...
 ``section_close`` when the dialect groups its calls in one block (Kimi, DeepSeek, DSML,
-MiniMax).  ``arguments`` is ``"json"``, ``"python"`` (keyword arguments) or the XGrammar
-name of an XML parameter style, whose layout ``params`` spells out.
+MiniMax).  ``arguments`` is ``"json"``, ``"python"`` (keyword arguments), ``"gemma"``
+(object literals), the XGrammar name of an XML parameter style or ``"xml-inline"`` (a
+``response_template``'s parameters, ``lmparse.response.template_syntax``), whose layout
+``params`` spells out.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class ParamSyntax(NamedTuple):
 class CallSyntax(NamedTuple):
     before_name: str
     after_name: str
-    arguments: str  # "json", "python", "gemma" (object literals), or an XGrammar XML style ("qwen_xml", ...)
+    arguments: str  # see the module docstring
     call_end: str
     separator: str = ""
     section_open: str = ""
