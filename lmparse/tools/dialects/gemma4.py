@@ -84,7 +84,7 @@ class Gemma4ToolParser(LiteralCallParser):
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,o:{...}}<tool_call|>…'
     # What may precede the name (the first is the template's), the name's characters and the
     # arguments' literal syntax (``lmparse.tools.literal_call``).
-    call_heads: tuple[str, ...] = (_CALL, _BARE)
+    call_heads = (_CALL, _BARE)
     name_chars = NAME_CHARS
     grammar = GEMMA_LITERAL
     paren_grammar = GEMMA_PAREN_LITERAL  # ``call:NAME(...)``

@@ -11,6 +11,8 @@ token boundary.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import re
 
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
@@ -31,7 +33,8 @@ class Glm47ToolParser(XmlToolParser):
     tool_close_prefixes = ()
     # Every tag is an added token (both GLM vocabularies): a spaced decoding parses alike
     # (``lmparse.tools.spaced``), values keeping only their own spaces.
-    spaced_tokens: tuple[str, ...] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE, tool_close_tag)
+    spaced_tokens: ClassVar[tuple[str, ...]] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE,
+                                                tool_close_tag)
     arg_value_close = END_ARG_VALUE
     arg_value_close_prefixes = ()
     # Newlines in the 4.5/4.6 layout, inline in 4.7.
@@ -132,7 +135,8 @@ class IquestToolParser(Glm47ToolParser):
     tool_open_tags = ("<iquest_tool_call>",)
     tool_close_tag = "</iquest_tool_call>"
     function_close = tool_close_tag
-    spaced_tokens: tuple[str, ...] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE, tool_close_tag)
+    spaced_tokens: ClassVar[tuple[str, ...]] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE,
+                                                tool_close_tag)
 
 
 class IquestCoderV2ToolParser(Glm47ToolParser):

@@ -27,6 +27,8 @@ tuple is declared and a split marker is held the general way.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import json
 import re
 
@@ -49,7 +51,7 @@ class MistralToolParser(JsonToolParser):
     tool_open_tags = (TOOL_CALLS,)
     tool_close_tag = None
     argument_field = "arguments"
-    call_id_marker: str | None = CALL_ID  # None: ``NAME[CALL_ID]ID`` is not a head (v13)
+    call_id_marker: ClassVar[str | None] = CALL_ID  # None: ``NAME[CALL_ID]ID`` is not a head (v13)
     array_form = True  # False: only ``[TOOL_CALLS]NAME[ARGS]{...}`` (v13)
 
     def _reset_payload(self) -> None:

@@ -34,6 +34,8 @@ character, not per token.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import json
 import re
 
@@ -58,7 +60,7 @@ class PythonicToolParser(ToolParser):
     summary = "[NAME(k=V, …), …], optionally inside <|python_start|> … <|python_end|>"
     streaming = "each call whole (identity, then its arguments) once its ')' arrives"
     tool_open_tags = (PYTHON_START,)
-    block_separator: str | None = None  # no Llama 4 template in the test data to read it from
+    block_separator: ClassVar[str | None] = None  # no Llama 4 template in the test data to read it from
     tool_close_tag = PYTHON_END  # optional: a bare list simply ends at its "]"
     bare_start = True
     bare_start_chars = LIST_OPEN

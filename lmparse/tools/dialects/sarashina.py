@@ -20,6 +20,8 @@ recorded, and anything after the last element other than ``,`` / ``]`` ends the 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import json
 
 from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
@@ -42,7 +44,7 @@ class SarashinaToolParser(ToolParser):
     # No template to read the layout from: content before the marker is text as written, and
     # whitespace between two blocks is theirs.
     block_lead = ""
-    block_separator: str | None = None
+    block_separator: ClassVar[str | None] = None
 
     def _reset_payload(self) -> None:
         self._phase = _OPEN
