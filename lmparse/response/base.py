@@ -109,13 +109,13 @@ class ResponseParser:
     named) and the caller's tokenizer, by keyword.  A parser that fixes its own grammar
     (Harmony) ignores what it does not use."""
 
-    markers: tuple[str, ...] = ()
+    markers: ClassVar[tuple[str, ...]] = ()
     # The grammar frames the whole reply itself (Harmony's channels), with no tool or reasoning
     # parser: whoever renders replies for it renders them in that framing.
-    frames_reply: bool = False
+    frames_reply: ClassVar[bool] = False
     # A marker and its one token id in the vocabulary this grammar reads token ids in (None: it
     # reads text only): a model whose tokenizer spells the marker otherwise is parsed as text.
-    vocabulary_probe: tuple[str, int] | None = None
+    vocabulary_probe: ClassVar[tuple[str, int] | None] = None
     # One line on the wire syntax and on what streams, for ``lmparse parsers``.
     summary: ClassVar[str] = ""
     streaming: ClassVar[str] = ""

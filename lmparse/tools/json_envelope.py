@@ -37,13 +37,14 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
 @mypyc_attr(allow_interpreted_subclasses=True)
 class JsonToolParser(JsonRunLane):
     argument_field: ClassVar[str] = "arguments"
-    argument_aliases: frozenset[str] = frozenset()  # other keys read as the arguments (Inkling's ``arguments``)
-    name_field = "name"  # the key holding the function name (Cohere's ``tool_name``)
+    # other keys read as the arguments (Inkling's ``arguments``)
+    argument_aliases: ClassVar[frozenset[str]] = frozenset()
+    name_field: ClassVar[str] = "name"  # the key holding the function name (Cohere's ``tool_name``)
     # ``{"NAME": {ARGS}}``: an envelope's first key is the name, its value the arguments (Apertus).
-    name_is_key = False
+    name_is_key: ClassVar[bool] = False
     call_separator: ClassVar[str | None] = None  # e.g. ";" between Llama 3 calls
     # Keys a bare-start envelope may begin with; anything else is ordinary JSON content.
-    envelope_keys: frozenset[str] = frozenset(("name", "arguments", "parameters", "type"))
+    envelope_keys: ClassVar[frozenset[str]] = frozenset(("name", "arguments", "parameters", "type"))
 
     def _reset_payload(self) -> None:
         self._phase = _START

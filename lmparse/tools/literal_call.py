@@ -43,7 +43,7 @@ class LiteralCallParser(ToolParser):
     summary = "OPEN HEAD NAME{key:value,…} CLOSE (an object literal)"
     streaming = "arguments: a string value as it grows; a bare scalar at its terminator"
     call_heads: ClassVar[tuple[str, ...]] = ("call:",)
-    name_chars: re.Pattern[str] = NAME_CHARS
+    name_chars: ClassVar[re.Pattern[str]] = NAME_CHARS
     grammar: ClassVar[ValueGrammar] = GEMMA_LITERAL
     paren_grammar: ClassVar[ValueGrammar | None] = None
 
@@ -124,6 +124,7 @@ class LiteralCallParser(ToolParser):
                        f"{cls.tool_close_tag or ''}" for name, args in calls)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonCallParser(LiteralCallParser):
     """``OPEN HEAD NAME{json}CLOSE``: JSON arguments after the name, forwarded as scanned."""
 

@@ -40,12 +40,12 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class SectionToolParser(JsonRunLane):
-    call_begin: str = ""
-    header_end: str = ""
-    header_forbidden: str = "<\n"  # characters a header never contains
-    args_prefix: str = ""  # e.g. DeepSeek-V3's "```json" fence, optional on the wire
-    args_suffix: str = ""  # and its closing "```"
-    call_end: str = ""
+    call_begin: ClassVar[str] = ""
+    header_end: ClassVar[str] = ""
+    header_forbidden: ClassVar[str] = "<\n"  # characters a header never contains
+    args_prefix: ClassVar[str] = ""  # e.g. DeepSeek-V3's "```json" fence, optional on the wire
+    args_suffix: ClassVar[str] = ""  # and its closing "```"
+    call_end: ClassVar[str] = ""
 
     tool_close_tag: ClassVar[str] = ""  # a section always ends with its own marker
 

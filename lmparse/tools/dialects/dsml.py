@@ -65,10 +65,10 @@ class DsmlToolParser(XmlToolParser):
 
     tool_close_tag: ClassVar[str] = ""
     # What the template writes inside an invoke without parameters.
-    empty_invoke = ""
+    empty_invoke: ClassVar[str] = ""
     # How a parameter without a ``string`` attribute is read: "" lets the schema decide,
     # "true" takes it as raw text (GigaChat 3.5).
-    string_default = ""
+    string_default: ClassVar[str] = ""
     # The call syntax constraints are built from (lmparse.tools.syntax).
     argument_style = "deepseek_xml"
     invoke_open = INVOKE

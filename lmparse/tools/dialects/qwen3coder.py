@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
+from ..._mypyc import mypyc_attr
 
 FUNCTION = "<function="
 END_FUNCTION = "</function>"
@@ -26,6 +27,7 @@ END_PARAMETER = "</parameter>"
 
 # Qwen3.5 and Nemotron 3 Nano write this layout (their templates, rendered; Nemotron puts a
 # newline after every block, which is content).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Qwen3CoderToolParser(XmlToolParser):
     summary = "<tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>"
     tool_open_tags = ("<tool_call>",)
@@ -78,6 +80,7 @@ class Qwen3CoderToolParser(XmlToolParser):
         return ("\n" if sep is None else sep).join(blocks)  # None (no template read): on their own lines
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Step3p5ToolParser(Qwen3CoderToolParser):
     """Step-3.5-Flash: parses as Qwen3-Coder; its template writes blocks back to back, right
     after the content (``Let me check.<tool_call>``)."""
@@ -88,6 +91,7 @@ class Step3p5ToolParser(Qwen3CoderToolParser):
     block_separator = ""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Step5ToolParser(Qwen3CoderToolParser):
     """Step-5: parses as Qwen3-Coder; vLLM's ``step5`` keeps whitespace-only content before a
     call and never strips content around calls, so no whitespace is the calls' own (no

@@ -27,6 +27,7 @@ import json
 from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
 from ..python_call import CallScanner, literal_value
 from ._syntax import skip_ws
+from ..._mypyc import mypyc_attr
 
 MARKER = "<|tool_calls|>"
 LIST_OPEN, LIST_CLOSE, SEPARATOR = "[", "]", ", "
@@ -34,6 +35,7 @@ _MAX_GAP = 64  # whitespace between "[" and its first "{" held before the list i
 _OPEN, _ELEMENT, _DICT, _AFTER = range(4)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SarashinaToolParser(ToolParser):
     summary = "<|tool_calls|>[{'name': N, 'arguments': {…}}, …] (Python literals), or a leading bare [{…}]"
     streaming = "each call whole (identity, then its arguments) once its '}' arrives"
