@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test fuzz lint test-agents test-engines test-integrations bench bench-peers bench-serving serve reliability
+.PHONY: venv testdata test compiled fuzz lint test-agents test-engines test-integrations bench bench-peers bench-serving serve reliability
 
 venv: $(STAMP)
 
@@ -19,8 +19,15 @@ testdata: venv
 	$(PYTHON) scripts/fetch_testdata.py
 
 # pytest exits 5 when it collects no test: not a failure here.
-test: venv testdata
-	$(PYTHON) -m pytest -q || test $$? -eq 5
+# Every suite on the pure core (the reference), then the parser suites on the compiled core
+# (tests/conftest.py picks them): one test command for both cores (docs/compiled-core.md).
+test: venv testdata compiled
+	LMPARSE_PURE=1 $(PYTHON) -m pytest -q || test $$? -eq 5
+	LMPARSE_CORE_EXPECTED=compiled $(PYTHON) -m pytest -q -p no:cacheprovider
+
+# The compiled core (mypyc, from the same sources), built in place and cached under ~/.cache.
+compiled: venv
+	PYTHON=$(PYTHON) scripts/build_compiled.sh
 
 # Exploratory fuzzing: the property-based tests with fresh random examples each run
 # (make test runs them derandomized). A find becomes a FOUND case in tests/test_fuzz_all_parsers.py.

@@ -1,12 +1,18 @@
 """lmparse: streaming parsers that turn LLM output into OpenAI/Anthropic messages."""
 
-from .factory import create_parser
-from .messages import DeltaFunctionCall, DeltaMessage, DeltaToolCall, FunctionCall, ParsedMessage, ToolCall
-from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
-from .request import ParserRequest, normalize_request
-from .response.template import ResponseTemplate
+from . import _core
+
+_core.install()  # the compiled core or the pure one, before any other module of the package loads
+
+from ._core import core  # noqa: E402
+from .factory import create_parser  # noqa: E402
+from .messages import DeltaFunctionCall, DeltaMessage, DeltaToolCall, FunctionCall, ParsedMessage, ToolCall  # noqa: E402
+from .registry import ReasoningParserManager, ResponseParserManager, ToolParserManager  # noqa: E402
+from .request import ParserRequest, normalize_request  # noqa: E402
+from .response.template import ResponseTemplate  # noqa: E402
 
 __all__ = [
+    "core",
     "create_parser",
     "DeltaMessage",
     "DeltaToolCall",

@@ -31,8 +31,16 @@ _DEMO_TEXT = (
 _FAMILY_COLUMNS = ("family", "tool", "reasoning", "response", "tokenizer", "templates")
 
 
+def _version() -> str:
+    from . import __version__, core
+
+    return f"lmparse {__version__}, {core()} core"
+
+
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="lmparse", description=__doc__)
+    ap.add_argument("--version", action="version", version=_version(),
+                    help="the version, and which parser core is loaded (compiled or pure)")
     sub = ap.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("parse", help="parse a transcript (a model's raw reply) into an OpenAI message")
@@ -150,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .catalog import format_rows, parser_rows
 
             rows = parser_rows()
+            if not args.json:
+                print(f"# {_version()}")
             sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n" if args.json else format_rows(rows))
             return 0
         if args.command == "families":

@@ -7,8 +7,9 @@ OpenAI wire shape with unset keys omitted.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
+from ._mypyc import compiled
 from .events import CONTENT, CallArgs, CallStart, Channel, Events, Text
 
 __all__ = [
@@ -107,13 +108,17 @@ class DeltaMessage:
 
 
 _new = object.__new__
+_COMPILED: Final = compiled(DeltaMessage.to_dict)
 
 
 def arguments_delta(index: int, arguments: str) -> DeltaMessage:
     """``DeltaMessage(tool_calls=[DeltaToolCall(index, function=DeltaFunctionCall(arguments=...))])``,
     the streamed fragment of a call's arguments, built without the three ``__init__`` calls
     (a third of a small chunk's cost).  Every slot is set here: a slot added to one of the
-    classes must be added here too (``tests/test_messages.py`` checks)."""
+    classes must be added here too (``tests/test_messages.py`` checks).  Compiled, the
+    constructors are cheap, and ``object.__new__`` may not make these classes."""
+    if _COMPILED:
+        return DeltaMessage(None, None, [DeltaToolCall(index, None, None, DeltaFunctionCall(None, arguments))])
     fn = _new(DeltaFunctionCall)
     fn.name, fn.arguments = None, arguments
     call = _new(DeltaToolCall)

@@ -16,3 +16,34 @@ if settings is not None:
     settings.register_profile("repeatable", derandomize=True, print_blob=True)
     settings.register_profile("explore", derandomize=False, print_blob=True)
     settings.load_profile(os.environ.get("LMPARSE_HYPOTHESIS_PROFILE", "repeatable"))
+
+# ``make test`` runs the suite twice: every test on the pure core (LMPARSE_PURE=1, the
+# reference), then the parser suites on the compiled one (LMPARSE_CORE_EXPECTED=compiled), where
+# a test that passes on one core and fails on the other is a difference between them.  The
+# server, benchmark and engine suites run once: what they add is not the parser core's.
+EXPECTED_CORE = os.environ.get("LMPARSE_CORE_EXPECTED", "")
+if EXPECTED_CORE:
+    collect_ignore_glob = ["test_serve*", "test_bench*", "test_upstream*", "agents/*", "engines/*", "integrations/*"]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "pure_only(reason): a test of the pure core's internals (it patches a "
+                            "module's globals or an instance's methods, or reads a docstring), skipped on the compiled one")
+    if EXPECTED_CORE:
+        import lmparse
+
+        loaded = lmparse.core()
+        if not loaded.startswith(EXPECTED_CORE):
+            raise RuntimeError(f"LMPARSE_CORE_EXPECTED={EXPECTED_CORE}, but the {loaded} core is loaded "
+                               "(make compiled builds the compiled one)")
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: ARG001
+    if EXPECTED_CORE != "compiled":
+        return
+    import pytest
+
+    for item in items:
+        marker = item.get_closest_marker("pure_only")
+        if marker is not None:
+            item.add_marker(pytest.mark.skip(reason=f"pure core only: {marker.args[0] if marker.args else ''}"))

@@ -51,6 +51,8 @@ def test_reasoning_rows_say_where_a_reply_starts(name, starts):
 def test_the_table_has_a_header_and_one_line_per_parser(capsys):
     assert main(["parsers"]) == 0
     lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("# lmparse ") and lines[0].endswith(" core")  # the version and the core loaded
+    lines = lines[1:]
     assert lines[0].split() == ["kind", "name", "aliases", "syntax", "streaming", "structural_tag"]
     assert len(lines) == 1 + len(parser_rows())
     qwen = next(line for line in lines if line.split()[:2] == ["tool", "qwen"])

@@ -168,6 +168,7 @@ def reply(w: Wire) -> str:
     return w.plain + "Hi. " + w.calls(("zzz", "{}"), ("get_weather", a), ("f", "{}"))
 
 
+@pytest.mark.pure_only("it patches the router module's deltas_of and the block's lane")
 @pytest.mark.parametrize("wire", ALL_WIRES, ids=[w.id for w in ALL_WIRES])
 def test_a_parser_s_events_keep_the_call_contract(wire: Wire, monkeypatch: pytest.MonkeyPatch) -> None:
     text = reply(wire)
@@ -190,6 +191,7 @@ def test_a_parser_s_events_keep_the_call_contract(wire: Wire, monkeypatch: pytes
         spelled = calls
 
 
+@pytest.mark.pure_only("it patches the Harmony module's deltas_of")
 def test_harmony_s_router_speaks_the_same_events(monkeypatch: pytest.MonkeyPatch) -> None:
     from lmparse import create_parser
     from lmparse.response import harmony

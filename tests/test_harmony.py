@@ -446,6 +446,7 @@ def test_token_ids_are_the_source_of_truth_once_given(encoding):
     assert folded(out) == ("Hi", None, [])
 
 
+@pytest.mark.pure_only("it hides openai_harmony, which a compiled module bound at import")
 def test_missing_openai_harmony_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "openai_harmony", None)
     with pytest.raises(ImportError, match=r"lmparse\[harmony\]"):
@@ -632,6 +633,7 @@ def test_cli_streams_a_harmony_transcript_and_filters_by_tools(tmp_path):
     assert "".join(d.get("content", "") for d in deltas) == "Sunny."
 
 
+@pytest.mark.pure_only("it hides openai_harmony, which a compiled module bound at import")
 def test_cli_reports_a_missing_openai_harmony(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "openai_harmony", None)
     transcript = tmp_path / "reply.txt"

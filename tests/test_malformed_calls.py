@@ -77,6 +77,11 @@ FOUND = [
     # it; the checker saw the closed arguments written later in the reply and took those.
     ("mistral", 'Sure.\n[TOOL_CALLS]f[ARGS]{"a": "x y", "b": 2<param name="a">}[TOOL_CAa">}[TOOL_CALLS]g[ARGS'
                 '<function=f>]{"a": "x y", "b": 2}[TOOL_CALLS]h[ARGS]{"c": null, "a": "<\\"q\\">"}\nDone.'),
+    # A closing fence with more text after it (deepseek-v3, seed 2447): it was taken as the
+    # fence before the call's end, so the dropped markup skipped it; it is text there.
+    ("deepseek-v3", '</think>Sure.\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n'
+                    'function<｜tool▁sep｜>typed\n```json\n{"city": "<\\"q\\">"}\n```<｜tool▁call▁end｜>'
+                    '<｜tool▁calls▁end｜>\nDone.'),
 ]
 WIRES = {w.id: w for w in ALL_WIRES}
 

@@ -6,8 +6,11 @@ from lmparse.messages import DeltaFunctionCall, DeltaMessage, DeltaToolCall, arg
 
 
 def _slots(obj: object) -> dict[str, object]:
-    # getattr raises AttributeError for a slot the shortcut left unset
-    return {name: getattr(obj, name) for name in type(obj).__slots__}
+    # getattr raises AttributeError for a slot the shortcut left unset.  (A compiled class has
+    # no ``__slots__``: its attributes are its data descriptors.)
+    cls = type(obj)
+    names = getattr(cls, "__slots__", None) or [n for n, v in vars(cls).items() if hasattr(v, "__set__")]
+    return {name: getattr(obj, name) for name in names}
 
 
 def test_arguments_delta_sets_every_slot_as_the_constructors_do() -> None:

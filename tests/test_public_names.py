@@ -19,7 +19,7 @@ from lmparse.tools import (DialectHooks, SectionDialectHooks, SectionToolParser,
 
 PUBLIC = {
     "lmparse": {
-        "create_parser", "DeltaMessage", "DeltaToolCall", "DeltaFunctionCall", "ParsedMessage", "ToolCall",
+        "core", "create_parser", "DeltaMessage", "DeltaToolCall", "DeltaFunctionCall", "ParsedMessage", "ToolCall",
         "FunctionCall", "ParserRequest", "normalize_request", "ResponseTemplate", "ResponseParserManager",
         "ReasoningParserManager", "ToolParserManager",
     },

@@ -15,6 +15,8 @@ block, or nothing so that the model decides).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..request import ParserRequest
 
 __all__ = ["ReasoningParser", "DefaultReasoningParser", "OptInThinking", "ModelOpensReasoning", "AlwaysReasoning",
@@ -57,7 +59,7 @@ class ReasoningParser:
     initial_mode: str = "request"
     # The family's message framing (see ``ToolParser.framing_markers``): dropped from the
     # content; while reasoning, one ends the reasoning (a skipped close tag).
-    framing_markers: tuple[str, ...] = ()
+    framing_markers: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, request: ParserRequest, prompt: str | None = None) -> None:
         self.request = request

@@ -56,6 +56,8 @@ OpenAI deltas (``deltas_of``), except a text-lane chunk, which is one delta buil
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collections.abc import Callable
 
 from ..events import CONTENT, REASONING, Events, Text
@@ -69,6 +71,7 @@ from .lexers import Lexers, RouterMarkers
 from .routing import NEVER, RESUME, RETURNS_TO, ROUTING, STOPS, Mark, State
 from .text_lane import TextLane
 from .tokens import ReasoningTokenCounter
+from .._mypyc import mypyc_attr
 
 __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
 
@@ -94,6 +97,7 @@ def fold_deltas(deltas: Deltas, reasoning_tokens: int | None = None) -> ParsedMe
     )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ResponseParser:
     """What every response parser offers; one instance per response.
 
@@ -105,16 +109,16 @@ class ResponseParser:
     named) and the caller's tokenizer, by keyword.  A parser that fixes its own grammar
     (Harmony) ignores what it does not use."""
 
-    markers: tuple[str, ...] = ()
+    markers: ClassVar[tuple[str, ...]] = ()
     # The grammar frames the whole reply itself (Harmony's channels), with no tool or reasoning
     # parser: whoever renders replies for it renders them in that framing.
-    frames_reply: bool = False
+    frames_reply: ClassVar[bool] = False
     # A marker and its one token id in the vocabulary this grammar reads token ids in (None: it
     # reads text only): a model whose tokenizer spells the marker otherwise is parsed as text.
-    vocabulary_probe: tuple[str, int] | None = None
+    vocabulary_probe: ClassVar[tuple[str, int] | None] = None
     # One line on the wire syntax and on what streams, for ``lmparse parsers``.
-    summary: str = ""
-    streaming: str = ""
+    summary: ClassVar[str] = ""
+    streaming: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -146,6 +150,7 @@ class ResponseParser:
         return 0
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class BaseResponseParser(ResponseParser):
     summary = "text routed by the reasoning parser's tags and the tool dialect's open tags"
     streaming = "content and reasoning as they arrive (a split marker held until it resolves)"

@@ -29,7 +29,7 @@ objects; several thinking openers route on the shortest when every other ends wi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ..reasoning import ReasoningParser
 from ..request import ParserRequest
@@ -57,7 +57,7 @@ class ResponseTemplateParser(BaseResponseParser):
 
     summary = "a Hugging Face response_template (tokenizer_config.json), executed on the router"
     streaming = "content and reasoning as they arrive; tool arguments as they arrive (json, xml-inline)"
-    template_mode = "hf"  # the ``ResponseTemplate`` mode a parser of this class runs
+    template_mode: ClassVar[str] = "hf"  # the ``ResponseTemplate`` mode a parser of this class runs
 
 
 class BeamTemplateParser(ResponseTemplateParser):

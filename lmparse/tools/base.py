@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from typing import Literal, NamedTuple, cast
+from typing import ClassVar, Literal, NamedTuple, cast
 from collections.abc import Callable
 
 from ..markers import WHITESPACE
@@ -37,6 +37,7 @@ from ..request import ParserRequest
 from .calls import NO_CALL, UNNAMED, CallEmitter, Events, DroppedCall, new_call_id
 from .spaced import Spacing, spacing_for
 from .syntax import CallSyntax
+from .._mypyc import mypyc_attr
 
 __all__ = ["ToolParser", "BlockStep", "OPEN", "CLOSED", "REJECTED", "TRUNCATED", "RUN_STEPS", "RunTake", "DroppedCall",
            "Deltas", "Events", "build_tool_calls", "new_call_id", "Payload", "PayloadStep", "MORE", "RUN",
@@ -85,45 +86,46 @@ _new_step = tuple.__new__
 RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(1025))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ToolParser:
     """Base of every tool dialect; one instance per response."""
 
     # Outer markers: a dialect declares them next to its grammar.
-    tool_open_tags: tuple[str, ...] = ()
-    tool_close_tag: str | None = None  # None: the block ends where the payload ends
+    tool_open_tags: ClassVar[tuple[str, ...]] = ()
+    tool_close_tag: ClassVar[str | None] = None  # None: the block ends where the payload ends
     # Proper prefixes of the close tag that can end a chunk at a real token boundary,
     # longest first, verified against the family's tokenizers (tests/*prefixes*). They
     # document where real splits fall; the parser itself holds a split anywhere, with one
     # bounded look at the end of the text, so it needs no per-tokenizer fast path.
-    tool_close_prefixes: tuple[str, ...] = ()
+    tool_close_prefixes: ClassVar[tuple[str, ...]] = ()
     # The payload may also open at the very start of the reply with no open tag,
     # at one of these characters.
-    bare_start: bool = False
-    bare_start_chars: str = "{"
+    bare_start: ClassVar[bool] = False
+    bare_start_chars: ClassVar[str] = "{"
     # Markers that open a block without an outer open tag and are read as payload.
-    payload_open_tags: tuple[str, ...] = ()
+    payload_open_tags: ClassVar[tuple[str, ...]] = ()
     # Whitespace around and between blocks is text, except what the family's chat template
     # writes as part of the call syntax (read off the template, rendered with text before,
     # two calls and text after): ``block_lead`` before a block that follows text, and
     # ``block_separator`` between two blocks.  Either is dropped, or its end when only that
     # was written (DSML's "\n\n" as "\n"); other whitespace is text.  A separator of None
     # (a family with no template to read) drops all whitespace between blocks.
-    block_lead: str = ""
-    block_separator: str | None = ""
+    block_lead: ClassVar[str] = ""
+    block_separator: ClassVar[str | None] = ""
     # One line on the wire syntax, and how arguments stream, for ``lmparse parsers``.
-    summary: str = ""
-    streaming: str = ""
+    summary: ClassVar[str] = ""
+    streaming: ClassVar[str] = ""
     # Strings a chat template writing this dialect contains, every one (a newline may be
     # written escaped); empty: the markers the parser reads (``lmparse.tools.autoselect``).
-    template_markers: tuple[str, ...] = ()
+    template_markers: ClassVar[tuple[str, ...]] = ()
     # Markers of the family's message framing that are neither content nor calls (Kimi-K3's
     # ``<|open|>response<|sep|>``): the router drops them from the content.
-    framing_markers: tuple[str, ...] = ()
+    framing_markers: ClassVar[tuple[str, ...]] = ()
     # The block's markers that are single special tokens, where an engine decoding with
     # ``spaces_between_special_tokens`` writes a space on each side of each: a block whose
     # open tag is so spelled (list those spellings with ``spaced.spaced_open_tags``) or with
     # a space right after its open tag is read without those spaces (``lmparse.tools.spaced``).
-    spaced_tokens: tuple[str, ...] = ()
+    spaced_tokens: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def call_syntax(cls) -> CallSyntax | None:

@@ -19,6 +19,7 @@ from .json_scanner import JsonValueScanner
 
 from .base import RunTake, ToolParser
 from .syntax import CallSyntax, derive_call_syntax
+from .._mypyc import mypyc_attr
 
 if TYPE_CHECKING:
     from .calls import CallEmitter, Events
@@ -89,6 +90,7 @@ class JsonArguments:
             self._calls.arguments(events, normalize_scalar_arguments(raw) if complete else raw)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonRunLane(ToolParser):
     """The fast lane of a tool parser whose current call's arguments are a ``JsonArguments``:
     inside the forwarded value, a chunk in which the value neither ends nor breaks is argument

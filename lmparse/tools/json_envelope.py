@@ -12,12 +12,13 @@ another (optionally separated by ``call_separator``) or as a JSON array.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from ..markers import WHITESPACE
 from .base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep
 from .json_arguments import JsonArguments, JsonRunLane
 from .json_scanner import JsonValueScanner
+from .._mypyc import mypyc_attr
 
 __all__ = ["JsonToolParser"]
 
@@ -33,15 +34,17 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
     return pos
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonToolParser(JsonRunLane):
-    argument_field = "arguments"
-    argument_aliases: frozenset[str] = frozenset()  # other keys read as the arguments (Inkling's ``arguments``)
-    name_field = "name"  # the key holding the function name (Cohere's ``tool_name``)
+    argument_field: ClassVar[str] = "arguments"
+    # other keys read as the arguments (Inkling's ``arguments``)
+    argument_aliases: ClassVar[frozenset[str]] = frozenset()
+    name_field: ClassVar[str] = "name"  # the key holding the function name (Cohere's ``tool_name``)
     # ``{"NAME": {ARGS}}``: an envelope's first key is the name, its value the arguments (Apertus).
-    name_is_key = False
-    call_separator: str | None = None  # e.g. ";" between Llama 3 calls
+    name_is_key: ClassVar[bool] = False
+    call_separator: ClassVar[str | None] = None  # e.g. ";" between Llama 3 calls
     # Keys a bare-start envelope may begin with; anything else is ordinary JSON content.
-    envelope_keys: frozenset[str] = frozenset(("name", "arguments", "parameters", "type"))
+    envelope_keys: ClassVar[frozenset[str]] = frozenset(("name", "arguments", "parameters", "type"))
 
     def _reset_payload(self) -> None:
         self._phase = _START
@@ -237,7 +240,7 @@ class JsonToolParser(JsonRunLane):
         return "\n".join(cls.render_call(name, args) for name, args in calls)
 
     # How one call is written on the wire (the official chat template's layout).
-    render_template = "{open}\n{body}\n{close}"
+    render_template: ClassVar[str] = "{open}\n{body}\n{close}"
 
     @classmethod
     def render_call(cls, name: str, arguments: str) -> str:

@@ -14,7 +14,9 @@ ends the object with the closers it owes and nothing invented besides them.
 from __future__ import annotations
 
 import re
+from typing import Final
 
+from .._mypyc import compiled
 from .json_scanner import WHOLE_DECODER, string_end
 
 __all__ = ["JsonGuard", "bad_escape", "plain_string_body"]
@@ -89,7 +91,7 @@ class JsonGuard:
         self.plain = False
 
     def copy(self) -> JsonGuard:
-        other = JsonGuard.__new__(JsonGuard)
+        other = JsonGuard() if _COMPILED else JsonGuard.__new__(JsonGuard)
         other._stack = self._stack[:]
         other._state = self._state
         other._safe_state = self._safe_state
@@ -295,3 +297,7 @@ class JsonGuard:
         self._state = _DONE
         self.plain = False
         return suffix, left
+
+
+# (compiled, ``object.__new__`` may not make a JsonGuard, and its constructor is cheap)
+_COMPILED: Final = compiled(plain_string_body)

@@ -17,12 +17,15 @@ with its arguments; the block's close tag is the driver's (``ToolParser._consume
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import json
 import re
 
 from .base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
 from .json_arguments import JsonArguments
 from .value_grammar import GEMMA_LITERAL, LiteralTranslator, ValueGrammar, render_literal
+from .._mypyc import mypyc_attr
 
 __all__ = ["LiteralCallParser", "JsonCallParser", "NAME_CHARS"]
 
@@ -33,15 +36,16 @@ _SKIP_LIMIT = 1024  # how far past a break the block's close tag makes the rest 
 _BROKEN = "malformed: the arguments broke off; the rest of the block is its markup"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class LiteralCallParser(ToolParser):
     """``OPEN HEAD NAME{literal}CLOSE``: the head, the name, then the literal (see the module)."""
 
     summary = "OPEN HEAD NAME{key:value,…} CLOSE (an object literal)"
     streaming = "arguments: a string value as it grows; a bare scalar at its terminator"
-    call_heads: tuple[str, ...] = ("call:",)
-    name_chars: re.Pattern[str] = NAME_CHARS
-    grammar: ValueGrammar = GEMMA_LITERAL
-    paren_grammar: ValueGrammar | None = None
+    call_heads: ClassVar[tuple[str, ...]] = ("call:",)
+    name_chars: ClassVar[re.Pattern[str]] = NAME_CHARS
+    grammar: ClassVar[ValueGrammar] = GEMMA_LITERAL
+    paren_grammar: ClassVar[ValueGrammar | None] = None
 
     def _reset_payload(self) -> None:
         self._phase = _HEAD
@@ -120,6 +124,7 @@ class LiteralCallParser(ToolParser):
                        f"{cls.tool_close_tag or ''}" for name, args in calls)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JsonCallParser(LiteralCallParser):
     """``OPEN HEAD NAME{json}CLOSE``: JSON arguments after the name, forwarded as scanned."""
 

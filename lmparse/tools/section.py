@@ -14,6 +14,8 @@ between the arguments and the end marker is kept as written.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from collections.abc import Callable
 
 from ..markers import WHITESPACE, MarkerSet, held_prefix_start
@@ -21,6 +23,7 @@ from ..request import ParserRequest
 from .base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep
 from .calls import new_call_id
 from .json_arguments import JsonArguments, JsonRunLane
+from .._mypyc import mypyc_attr
 
 __all__ = ["SectionToolParser"]
 
@@ -35,15 +38,16 @@ def _skip_ws(text: str, pos: int, n: int) -> int:
     return pos
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SectionToolParser(JsonRunLane):
-    call_begin: str = ""
-    header_end: str = ""
-    header_forbidden: str = "<\n"  # characters a header never contains
-    args_prefix: str = ""  # e.g. DeepSeek-V3's "```json" fence, optional on the wire
-    args_suffix: str = ""  # and its closing "```"
-    call_end: str = ""
+    call_begin: ClassVar[str] = ""
+    header_end: ClassVar[str] = ""
+    header_forbidden: ClassVar[str] = "<\n"  # characters a header never contains
+    args_prefix: ClassVar[str] = ""  # e.g. DeepSeek-V3's "```json" fence, optional on the wire
+    args_suffix: ClassVar[str] = ""  # and its closing "```"
+    call_end: ClassVar[str] = ""
 
-    tool_close_tag: str = ""  # a section always ends with its own marker
+    tool_close_tag: ClassVar[str] = ""  # a section always ends with its own marker
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         self._tail_markers = MarkerSet.of((self.call_end, self.tool_close_tag, self.call_begin, self.args_suffix))
@@ -153,6 +157,14 @@ class SectionToolParser(JsonRunLane):
                 pos = stop
                 continue
             if marker == self.args_suffix:
+                # The closing fence is syntax before the call's end only: one with other
+                # text after it is text, with the whitespace before it.
+                after = _skip_ws(text, pos + len(marker), n)
+                if not final and (after == n or markers.is_proper_prefix(text, after)):
+                    return start  # what follows decides
+                if after < n and markers.startswith_at(text, after) is None and not markers.is_proper_prefix(
+                        text, after):  # (at the end of the reply, a cut-off marker is syntax)
+                    self._calls.arguments(events, text[start:pos + len(marker)])
                 pos += len(marker)
                 continue
             self._end_call(events)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, ClassVar, Literal, TypeVar, Union
 
 from ..markers import MarkerSet
 from ..request import ParserRequest
@@ -27,6 +27,7 @@ from .calls import CallEmitter, new_call_id
 from .recovery import MALFORMED_CALL, SKIP_LIMIT, SkippedCalls, find_call_end
 from .syntax import CallSyntax, derive_call_syntax
 from .xml_values import Typed, XmlValueReader, argument_items, convert_value, json_string_body
+from .._mypyc import mypyc_attr
 
 __all__ = ["XmlToolParser", "MALFORMED", "Malformed", "Found", "FunctionStep", "ArgStartStep", "ArgNameStep",
            "MALFORMED_CALL", "Typed", "convert_value", "argument_items"]  # (re-exported: the last four)
@@ -62,26 +63,27 @@ ArgNameStep = tuple[int, str] | tuple[int, str, Declared | Typed | None]
 _FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE, _SKIP = range(5)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class XmlToolParser(ToolParser):
     streaming = "arguments: a string value as it grows; a typed value at its close tag"
     # The value's close tag (its proper prefixes that end a chunk at a token boundary, for
     # the tokenizer checks), and the layout the value reader is built from (``XmlValueReader``).
-    arg_value_close: str = ""
-    arg_value_close_prefixes: tuple[str, ...] = ()
-    value_newlines: bool = False
-    arguments_close: str = ""  # the close tag of a value declared ``"arguments"`` (see ``ArgNameStep``)
-    value_wrapper: tuple[str, str] | None = None  # ``(open, close)`` around a raw value, stripped
+    arg_value_close: ClassVar[str] = ""
+    arg_value_close_prefixes: ClassVar[tuple[str, ...]] = ()
+    value_newlines: ClassVar[bool] = False
+    arguments_close: ClassVar[str] = ""  # the close tag of a value declared ``"arguments"`` (see ``ArgNameStep``)
+    value_wrapper: ClassVar[tuple[str, str] | None] = None  # ``(open, close)`` around a raw value, stripped
     # The tag that opens a parameter and the one that closes a function (a value missing its
     # close tag ends at the latter; the call syntax constraints are built from both), and the
     # XGrammar name of the parameter style.
-    parameter_open: str = ""
-    function_close: str = ""
-    argument_style: str = ""
+    parameter_open: ClassVar[str] = ""
+    function_close: ClassVar[str] = ""
+    argument_style: ClassVar[str] = ""
     # The payload ends with its first call (MiniCPM5: the router reads the layout between calls).
-    one_call_per_block: bool = False
+    one_call_per_block: ClassVar[bool] = False
     # A call in a block with no open tag (a payload open tag) commits only at its function's
     # close tag and with a name the request offers; else it is text (DSML's orphan invoke).
-    bare_call_waits_for_close: bool = False
+    bare_call_waits_for_close: ClassVar[bool] = False
 
     def __init__(self, request: ParserRequest, id_factory: Callable[[], str] = new_call_id) -> None:
         calls = CallEmitter(request.allowed_names, id_factory, request.max_calls)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 from collections.abc import Iterable
 
 from ...request import ParserRequest
@@ -203,7 +203,7 @@ _THOUGHT = "lmparse_thought"
 class _ModelCalls:
     """Harmony calls in the shape ``derive_call_syntax`` reads: no outer block, one message each."""
 
-    tool_open_tags: tuple[str, ...] = ()
+    tool_open_tags: ClassVar[tuple[str, ...]] = ()
     tool_close_tag = None
 
     @staticmethod

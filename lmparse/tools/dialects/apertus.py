@@ -19,11 +19,13 @@ from __future__ import annotations
 import json
 
 from ..json_envelope import JsonToolParser
+from ..._mypyc import mypyc_attr
 
 TOOLS_PREFIX = "<|tools_prefix|>"
 TOOLS_SUFFIX = "<|tools_suffix|>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ApertusToolParser(JsonToolParser):
     summary = '<|tools_prefix|>[{"NAME": {...}}, {"NAME2": {...}}]<|tools_suffix|>'
     tool_open_tags = (TOOLS_PREFIX,)

@@ -31,6 +31,7 @@ import json
 
 from ..json_envelope import JsonToolParser
 from ..syntax import CallSyntax
+from ..._mypyc import mypyc_attr
 
 START_ACTION = "<|START_ACTION|>"
 END_ACTION = "<|END_ACTION|>"
@@ -38,6 +39,7 @@ END_ACTION = "<|END_ACTION|>"
 WRAPPERS = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class CohereCommandToolParser(JsonToolParser):
     summary = '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}}, …]<|END_ACTION|>'
     # Both templates write these literally; the wrappers differ between cmd3 and cmd4.

@@ -17,6 +17,7 @@ is one token, so no proper prefix of the section end ends a chunk.
 from __future__ import annotations
 
 from ..section import SectionToolParser
+from ..._mypyc import mypyc_attr
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
 CALLS_END = "<｜tool▁calls▁end｜>"
@@ -27,6 +28,7 @@ FENCE_OPEN = "```json"
 FENCE_CLOSE = "```"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DeepSeekV3ToolParser(SectionToolParser):
     summary = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\nARGS\\n```…"
     # The fence tells it from V3.1's templates, which share the section markers.

@@ -10,6 +10,7 @@ any, right before the section.  Every marker is one token in the V3.1 tokenizer 
 from __future__ import annotations
 
 from ..section import SectionToolParser
+from ..._mypyc import mypyc_attr
 
 CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
 CALLS_END = "<｜tool▁calls▁end｜>"
@@ -18,6 +19,7 @@ SEP = "<｜tool▁sep｜>"
 CALL_END = "<｜tool▁call▁end｜>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DeepSeekV31ToolParser(SectionToolParser):
     summary = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>…"
     tool_open_tags = (CALLS_BEGIN,)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
 from ..spaced import spaced_open_tags
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
@@ -63,19 +63,19 @@ def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:
 class DsmlToolParser(XmlToolParser):
     """The DSML hooks and renderer; each version below is its tag names (data)."""
 
-    tool_close_tag: str = ""
+    tool_close_tag: ClassVar[str] = ""
     # What the template writes inside an invoke without parameters.
-    empty_invoke = ""
+    empty_invoke: ClassVar[str] = ""
     # How a parameter without a ``string`` attribute is read: "" lets the schema decide,
     # "true" takes it as raw text (GigaChat 3.5).
-    string_default = ""
+    string_default: ClassVar[str] = ""
     # The call syntax constraints are built from (lmparse.tools.syntax).
     argument_style = "deepseek_xml"
     invoke_open = INVOKE
     parameter_open = PARAMETER
     function_close = END_INVOKE
     arg_value_close = END_PARAMETER
-    arg_value_close_prefixes: tuple[str, ...] = (f"</{DSML}parameter", f"</{DSML}", "</")
+    arg_value_close_prefixes: ClassVar[tuple[str, ...]] = (f"</{DSML}parameter", f"</{DSML}", "</")
     # Both templates write "\n\n" between the content and the block, one block per turn: a
     # block after a block gets the same.
     block_lead = block_separator = "\n\n"
@@ -120,7 +120,7 @@ class DeepSeekV32ToolParser(DsmlToolParser):
     spaced_tokens = (DSML,)
     tool_open_tags = spaced_open_tags((f"<{DSML}function_calls>",), spaced_tokens)
     tool_close_tag = f"</{DSML}function_calls>"
-    tool_close_prefixes: tuple[str, ...] = (
+    tool_close_prefixes: ClassVar[tuple[str, ...]] = (
         f"</{DSML}function_calls", f"</{DSML}function_c", f"</{DSML}function", f"</{DSML}", "</")
 
 
@@ -137,8 +137,8 @@ class DeepSeekV4ToolParser(DsmlToolParser):
     payload_open_tags = (f'{INVOKE} name="',)
     bare_call_waits_for_close = True
     tool_close_tag = f"</{DSML}tool_calls>"
-    tool_close_prefixes: tuple[str, ...] = (f"</{DSML}tool_calls", f"</{DSML}tool_c", f"</{DSML}tool", f"</{DSML}",
-                                            "</")
+    tool_close_prefixes: ClassVar[tuple[str, ...]] = (
+        f"</{DSML}tool_calls", f"</{DSML}tool_c", f"</{DSML}tool", f"</{DSML}", "</")
     empty_invoke = "\n"
 
 

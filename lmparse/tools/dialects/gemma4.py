@@ -53,6 +53,7 @@ from ..literal_call import NAME_CHARS, LiteralCallParser
 from ..syntax import CallSyntax, derive_call_syntax
 from ..value_grammar import GEMMA_LITERAL, GEMMA_PAREN_LITERAL
 from ._syntax import at_partial, skip_ws
+from ..._mypyc import mypyc_attr
 
 TOOL_CALL = "<|tool_call>"
 TOOL_CALL_END = "<tool_call|>"
@@ -70,6 +71,7 @@ _MAX_TRAILING = 256  # whitespace after a bare call held before the end of the r
 _BARE_HEAD, _BARE_ARGS, _BARE_AFTER = range(3)  # where a bare call stands
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Gemma4ToolParser(LiteralCallParser):
     tool_open_tags = (TOOL_CALL, TOOL_RESPONSE, EOS)
     template_markers = (TOOL_CALL, TOOL_CALL_END, TOOL_RESPONSE)  # the templates write no ``<eos>``
@@ -84,7 +86,7 @@ class Gemma4ToolParser(LiteralCallParser):
     summary = '<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,o:{...}}<tool_call|>…'
     # What may precede the name (the first is the template's), the name's characters and the
     # arguments' literal syntax (``lmparse.tools.literal_call``).
-    call_heads: tuple[str, ...] = (_CALL, _BARE)
+    call_heads = (_CALL, _BARE)
     name_chars = NAME_CHARS
     grammar = GEMMA_LITERAL
     paren_grammar = GEMMA_PAREN_LITERAL  # ``call:NAME(...)``

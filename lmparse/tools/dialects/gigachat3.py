@@ -20,12 +20,14 @@ Tokens (unverified: no GigaChat vocabulary is here; vLLM keeps special tokens fo
 from __future__ import annotations
 
 from ..json_envelope import JsonToolParser
+from ..._mypyc import mypyc_attr
 
 MESSAGE_SEP = "<|message_sep|>"
 ROLE_TURN = "function call<|role_sep|>"
 FUNCTION_CALL = "<|function_call|>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GigaChat3ToolParser(JsonToolParser):
     summary = 'function call<|role_sep|>\\n{"name": NAME, "arguments": {...}} or <|function_call|>{...}<|message_sep|>'
     # 3.0 writes the role name, 3.1 the marker: the separators are what both templates share.

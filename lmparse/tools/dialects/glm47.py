@@ -11,10 +11,13 @@ token boundary.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import re
 
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import at_partial, key_value_hook, skip_ws
+from ..._mypyc import mypyc_attr
 
 ARG_KEY = "<arg_key>"
 END_ARG_KEY = "</arg_key>"
@@ -24,6 +27,7 @@ _NAME_END = re.compile(r"[\n<]")
 
 
 # GLM-5.x: the same syntax (vLLM's glm47 parser covers it; no GLM-5 template to check against).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Glm47ToolParser(XmlToolParser):
     summary = "<tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>…</tool_call>"
     tool_open_tags = ("<tool_call>",)
@@ -31,11 +35,12 @@ class Glm47ToolParser(XmlToolParser):
     tool_close_prefixes = ()
     # Every tag is an added token (both GLM vocabularies): a spaced decoding parses alike
     # (``lmparse.tools.spaced``), values keeping only their own spaces.
-    spaced_tokens: tuple[str, ...] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE, tool_close_tag)
+    spaced_tokens: ClassVar[tuple[str, ...]] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE,
+                                                tool_close_tag)
     arg_value_close = END_ARG_VALUE
     arg_value_close_prefixes = ()
     # Newlines in the 4.5/4.6 layout, inline in 4.7.
-    render_newlines = False
+    render_newlines: ClassVar[bool] = False
     # The call syntax constraints are built from (lmparse.tools.syntax).
     argument_style = "glm_xml"
     parameter_open = ARG_KEY
@@ -90,6 +95,7 @@ class Glm47ToolParser(XmlToolParser):
         return nl.join(out)  # 4.5/4.6 start each block on a new line; 4.7 writes them back to back
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Glm45ToolParser(Glm47ToolParser):
     """Parses exactly as GLM-4.7; renders the GLM-4.5/4.6 newline layout."""
 
@@ -101,6 +107,7 @@ class Glm45ToolParser(Glm47ToolParser):
     block_separator = "\n"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Ling3ToolParser(Glm47ToolParser):
     """Ling 3.0: parses as GLM-4.7 (whitespace between tags is layout, which the hooks skip);
     its template puts a newline after NAME, between ``</arg_key>`` and ``<arg_value>`` and
@@ -123,6 +130,7 @@ class Ling3ToolParser(Glm47ToolParser):
         )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class IquestToolParser(Glm47ToolParser):
     """IQuest-Q1: GLM-4.7's inline pairs under ``<iquest_tool_call>``, no whitespace anywhere,
     calls back to back right after the content (bellwether's rendering, PROTOCOLS.md).  Every
@@ -132,9 +140,11 @@ class IquestToolParser(Glm47ToolParser):
     tool_open_tags = ("<iquest_tool_call>",)
     tool_close_tag = "</iquest_tool_call>"
     function_close = tool_close_tag
-    spaced_tokens: tuple[str, ...] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE, tool_close_tag)
+    spaced_tokens: ClassVar[tuple[str, ...]] = (*tool_open_tags, ARG_KEY, END_ARG_KEY, ARG_VALUE, END_ARG_VALUE,
+                                                tool_close_tag)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class IquestCoderV2ToolParser(Glm47ToolParser):
     """IQuest-Coder V2 (vLLM ``iquest_coder_v2``): GLM-4.7's pairs under ``<iquestcoder_tool_call>``;
     newlines around the tags are layout (the hooks skip them).  No template is known, so all

@@ -33,6 +33,7 @@ import string
 from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep
 from ..json_envelope import JsonToolParser
 from ._syntax import at_partial, skip_ws
+from ..._mypyc import mypyc_attr
 
 MESSAGE = "<|message_model|>"
 END_MESSAGE = "<|end_message|>"
@@ -52,6 +53,7 @@ _HEADER_END = re.compile(r"[\s<]")
 _HEADER, _BODY, _TRAILER = range(3)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class InklingToolParser(JsonToolParser):
     summary = f'{MESSAGE}NAME{INVOKE_JSON}{{"name":NAME,"args":{{...}}}}{END_MESSAGE}'
     tool_open_tags = (MESSAGE,)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from ..json_envelope import JsonToolParser
 from ..spaced import spaced_open_tags
+from ..._mypyc import mypyc_attr
 
 ACTION_START, PLUGIN = "<|action_start|>", "<|plugin|>"
 OPEN = ACTION_START + PLUGIN
 CLOSE = "<|action_end|>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class InternLMToolParser(JsonToolParser):
     summary = '<|action_start|><|plugin|>\\n{"name": NAME, "parameters": {...}}<|action_end|>'
     # A decoding with spaces between special tokens writes ``<|action_start|> <|plugin|> \n{…} <|action_end|>``.

@@ -31,6 +31,7 @@ from ..base import MORE, PAYLOAD_CLOSED, Events, PayloadStep
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, Typed, XmlToolParser, argument_items
 from ..xml_values import convert_value
 from ._syntax import arg_start_hook, at_partial, read_until, skip_ws
+from ..._mypyc import mypyc_attr
 
 TOOL_CALLS, END_TOOL_CALLS = "<ifm|tool_calls>", "</ifm|tool_calls>"
 TOOL_CALL, END_TOOL_CALL = "<ifm|tool_call>", "</ifm|tool_call>"
@@ -49,6 +50,7 @@ def call_format(template_kwargs: Any) -> str:
     return wanted if wanted in FORMATS else "xml"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class K2HorizonToolParser(XmlToolParser):
     summary = (f"{TOOL_CALLS}\\n{TOOL_CALL}NAME\\n{ARG_KEY}K{END_ARG_KEY}\\n[{ARG_TYPE}T{END_ARG_TYPE}\\n]"
                f"{ARG_VALUE}V{END_ARG_VALUE}\\n…{END_TOOL_CALL}\\n{END_TOOL_CALLS}")

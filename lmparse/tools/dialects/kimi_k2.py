@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from ..section import SectionToolParser
+from ..._mypyc import mypyc_attr
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
 SECTION_END = "<|tool_calls_section_end|>"
@@ -27,6 +28,7 @@ CALL_END = "<|tool_call_end|>"
 _CALL_ID = re.compile(r"(?:functions\.)?(.*?)(?::\d+)?")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class KimiK2ToolParser(SectionToolParser):
     summary = ("<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}"
                "<|tool_call_end|>…")

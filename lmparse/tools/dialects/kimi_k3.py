@@ -51,6 +51,7 @@ from typing import Any
 from ..base import OPEN as STEP_OPEN, BlockStep, Events
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import at_partial
+from ..._mypyc import mypyc_attr
 
 OPEN, CLOSE, SEP = "<|open|>", "<|close|>", "<|sep|>"
 END_OF_MSG = "<|end_of_msg|>"
@@ -135,6 +136,7 @@ def _read_name(text: str, pos: int) -> Found[tuple[str, int]]:
     return (name, found[1]) if name.strip() else MALFORMED
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class KimiK3ToolParser(XmlToolParser):
     summary = '<|open|>tools<|sep|><|open|>call tool="N" index="1"<|sep|><|open|>argument key="K" type="T"<|sep|>V…'
     tool_open_tags = (TOOLS, SPACED_TOOLS, " " + SPACED_TOOLS)

@@ -33,6 +33,7 @@ from ...markers import skip_ws
 from ..python_call import raw_quotable
 from ..syntax import CallSyntax
 from .pythonic import LIST_CLOSE, LIST_OPEN, SEPARATOR, PythonicToolParser
+from ..._mypyc import mypyc_attr
 
 TOOL_CALL_START = "<|tool_call_start|>"
 TOOL_CALL_END = "<|tool_call_end|>"
@@ -50,6 +51,7 @@ def lfm2_literal(value: object) -> str:
     return repr(value)  # lists, numbers, True / False / None: Jinja's ``string`` filter
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Lfm2ToolParser(PythonicToolParser):
     summary = "<|tool_call_start|>[NAME(k=V, …), …]<|tool_call_end|> (Python and JSON literals)"
     tool_open_tags = (TOOL_CALL_START,)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 
 from ..json_envelope import JsonToolParser
+from ..._mypyc import mypyc_attr
 
 PYTHON_TAG = "<|python_tag|>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Llama3JsonToolParser(JsonToolParser):
     summary = '<|python_tag|>{"name": NAME, "parameters": {...}} or a bare JSON object at the start'
     tool_open_tags = (PYTHON_TAG,)

@@ -38,6 +38,7 @@ from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParse
 from ..element_values import ElementTranslator, render_elements
 from ..recovery import SKIP_LIMIT, SkippedCalls, find_call_end
 from ._syntax import at_partial, read_attribute, skip_ws
+from ..._mypyc import mypyc_attr
 
 NS = "]<]minimax[>["
 OPEN = NS + "<tool_call>"
@@ -58,6 +59,7 @@ def ns_tag(text: str, pos: int, tag: str) -> int | None:
     return None if at == len(text) or at_partial(text, at, tag) else -1
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MiniMaxM3ToolParser(ToolParser):
     tool_open_tags = (OPEN, f"{NS} <tool_call>", f"{NS}\n<tool_call>")
     tool_close_tag = CLOSE

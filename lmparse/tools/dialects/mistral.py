@@ -27,12 +27,15 @@ tuple is declared and a split marker is held the general way.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import json
 import re
 
 from ..base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep
 from ..json_envelope import JsonToolParser
 from ._syntax import at_partial, skip_ws
+from ..._mypyc import mypyc_attr
 
 TOOL_CALLS = "[TOOL_CALLS]"
 ARGS = "[ARGS]"
@@ -44,13 +47,14 @@ _ARRAY, _NAMED = 1, 2
 _NAME, _ID, _VALUE = range(3)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MistralToolParser(JsonToolParser):
     summary = '[TOOL_CALLS]NAME[ARGS]{...} or [TOOL_CALLS][{"name": NAME, "arguments": {...}}, …]'
     tool_open_tags = (TOOL_CALLS,)
     tool_close_tag = None
     argument_field = "arguments"
-    call_id_marker: str | None = CALL_ID  # None: ``NAME[CALL_ID]ID`` is not a head (v13)
-    array_form = True  # False: only ``[TOOL_CALLS]NAME[ARGS]{...}`` (v13)
+    call_id_marker: ClassVar[str | None] = CALL_ID  # None: ``NAME[CALL_ID]ID`` is not a head (v13)
+    array_form: ClassVar[bool] = True  # False: only ``[TOOL_CALLS]NAME[ARGS]{...}`` (v13)
 
     def _reset_payload(self) -> None:
         super()._reset_payload()
@@ -151,6 +155,7 @@ class MistralToolParser(JsonToolParser):
         return f"{TOOL_CALLS}[{body}]"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MistralV13ToolParser(MistralToolParser):
     """Tokenizer v13: ``[TOOL_CALLS]NAME[ARGS]{...}`` per call, and nothing else."""
 

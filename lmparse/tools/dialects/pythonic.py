@@ -34,6 +34,8 @@ character, not per token.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import json
 import re
 
@@ -42,6 +44,7 @@ from ..python_call import CallScanner, call_arguments, python_literal
 from ..recovery import MALFORMED_CALL, SKIP_LIMIT
 from ..syntax import CallSyntax
 from ._syntax import skip_ws
+from ..._mypyc import mypyc_attr
 
 PYTHON_START = "<|python_start|>"
 PYTHON_END = "<|python_end|>"
@@ -54,15 +57,16 @@ _MAX_HEAD = 256  # a longer name is prose: a bound on what is held
 _OPEN, _ELEMENT, _CALL, _AFTER, _SKIP = range(5)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PythonicToolParser(ToolParser):
     summary = "[NAME(k=V, …), …], optionally inside <|python_start|> … <|python_end|>"
     streaming = "each call whole (identity, then its arguments) once its ')' arrives"
     tool_open_tags = (PYTHON_START,)
-    block_separator: str | None = None  # no Llama 4 template in the test data to read it from
+    block_separator: ClassVar[str | None] = None  # no Llama 4 template in the test data to read it from
     tool_close_tag = PYTHON_END  # optional: a bare list simply ends at its "]"
     bare_start = True
     bare_start_chars = LIST_OPEN
-    json_constants = False  # ``true`` / ``false`` / ``null`` read as literals too (LFM2)
+    json_constants: ClassVar[bool] = False  # ``true`` / ``false`` / ``null`` read as literals too (LFM2)
 
     def _reset_payload(self) -> None:
         self._phase = _OPEN

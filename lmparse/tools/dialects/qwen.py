@@ -7,12 +7,14 @@ tokenizers, so no proper prefix of them ends a chunk at a token boundary.
 from __future__ import annotations
 
 from ..json_envelope import JsonToolParser
+from ..._mypyc import mypyc_attr
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 
 
 # Granite 4.0 / 4.1 write this dialect byte for byte (their templates, rendered).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class QwenToolParser(JsonToolParser):
     summary = '<tool_call>\\n{"name": NAME, "arguments": {...}}\\n</tool_call>'
     # ``<tool_call>`` alone is in Qwen3-Coder, GLM and MiniMax-M3 templates too.

@@ -13,10 +13,11 @@ In every Qwen tokenizer ``</parameter>`` is the tokens ``</``, ``parameter``, ``
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
+from ..._mypyc import mypyc_attr
 
 FUNCTION = "<function="
 END_FUNCTION = "</function>"
@@ -26,18 +27,19 @@ END_PARAMETER = "</parameter>"
 
 # Qwen3.5 and Nemotron 3 Nano write this layout (their templates, rendered; Nemotron puts a
 # newline after every block, which is content).
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Qwen3CoderToolParser(XmlToolParser):
     summary = "<tool_call>\\n<function=NAME>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>"
     tool_open_tags = ("<tool_call>",)
     tool_close_tag = "</tool_call>"
     # Both tags are added tokens (Qwen3 vocabulary): a spaced decoding parses alike (``lmparse.tools.spaced``).
-    spaced_tokens: tuple[str, ...] = (*tool_open_tags, tool_close_tag)
+    spaced_tokens: ClassVar[tuple[str, ...]] = (*tool_open_tags, tool_close_tag)
     arg_value_close = END_PARAMETER
     arg_value_close_prefixes = ("</parameter", "</")
     value_newlines = True
     # Qwen3-Coder sometimes writes ``<function=...>`` blocks with no ``<tool_call>`` around
     # them; such a block counts once its first parameter (or its end) confirms it.
-    payload_open_tags: tuple[str, ...] = (FUNCTION,)
+    payload_open_tags: ClassVar[tuple[str, ...]] = (FUNCTION,)
     # The call syntax constraints are built from (lmparse.tools.syntax).
     argument_style = "qwen_xml"
     parameter_open = PARAMETER
@@ -45,7 +47,7 @@ class Qwen3CoderToolParser(XmlToolParser):
     # Qwen3-Coder and Qwen3.5 write "\n\n" between the content and the first block, "\n"
     # between blocks (Nemotron 3's "\n" after each block is text).
     block_lead = "\n\n"
-    block_separator: str | None = "\n"
+    block_separator: ClassVar[str | None] = "\n"
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, FUNCTION, _read_name)
@@ -78,6 +80,7 @@ class Qwen3CoderToolParser(XmlToolParser):
         return ("\n" if sep is None else sep).join(blocks)  # None (no template read): on their own lines
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Step3p5ToolParser(Qwen3CoderToolParser):
     """Step-3.5-Flash: parses as Qwen3-Coder; its template writes blocks back to back, right
     after the content (``Let me check.<tool_call>``)."""
@@ -88,6 +91,7 @@ class Step3p5ToolParser(Qwen3CoderToolParser):
     block_separator = ""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Step5ToolParser(Qwen3CoderToolParser):
     """Step-5: parses as Qwen3-Coder; vLLM's ``step5`` keeps whitespace-only content before a
     call and never strips content around calls, so no whitespace is the calls' own (no

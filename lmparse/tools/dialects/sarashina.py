@@ -20,11 +20,14 @@ recorded, and anything after the last element other than ``,`` / ``]`` ends the 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import json
 
 from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
 from ..python_call import CallScanner, literal_value
 from ._syntax import skip_ws
+from ..._mypyc import mypyc_attr
 
 MARKER = "<|tool_calls|>"
 LIST_OPEN, LIST_CLOSE, SEPARATOR = "[", "]", ", "
@@ -32,6 +35,7 @@ _MAX_GAP = 64  # whitespace between "[" and its first "{" held before the list i
 _OPEN, _ELEMENT, _DICT, _AFTER = range(4)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SarashinaToolParser(ToolParser):
     summary = "<|tool_calls|>[{'name': N, 'arguments': {…}}, …] (Python literals), or a leading bare [{…}]"
     streaming = "each call whole (identity, then its arguments) once its '}' arrives"
@@ -42,7 +46,7 @@ class SarashinaToolParser(ToolParser):
     # No template to read the layout from: content before the marker is text as written, and
     # whitespace between two blocks is theirs.
     block_lead = ""
-    block_separator: str | None = None
+    block_separator: ClassVar[str | None] = None
 
     def _reset_payload(self) -> None:
         self._phase = _OPEN

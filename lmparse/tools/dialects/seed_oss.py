@@ -18,11 +18,13 @@ from __future__ import annotations
 from typing import Any
 
 from .qwen3coder import Qwen3CoderToolParser
+from ..._mypyc import mypyc_attr
 
 OPEN = "<seed:tool_call>"
 CLOSE = "</seed:tool_call>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SeedOssToolParser(Qwen3CoderToolParser):
     summary = "<seed:tool_call>\\n<function=NAME>\\n<parameter=K>V</parameter>\\n</function>\\n</seed:tool_call>"
     tool_open_tags = (OPEN,)

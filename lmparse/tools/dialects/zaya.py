@@ -22,12 +22,14 @@ from ..base import MORE, Events, Payload, PayloadStep, RunTake
 from ..calls import new_call_id
 from ..json_envelope import JsonToolParser
 from .qwen3coder import Qwen3CoderToolParser
+from ..._mypyc import mypyc_attr
 
 OPEN = "<zyphra_tool_call>"
 CLOSE = "</zyphra_tool_call>"
 _XML, _JSON = "xml", "json"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class _JsonBody(JsonToolParser):
     """The JSON envelope form of a ZAYA1 block (a collaborator of ``ZayaToolParser``, never registered)."""
 
@@ -35,6 +37,7 @@ class _JsonBody(JsonToolParser):
     tool_close_tag = CLOSE
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ZayaToolParser(Qwen3CoderToolParser):
     summary = "<zyphra_tool_call><function=NAME><parameter=K>V</parameter></function></zyphra_tool_call>, or JSON"
     tool_open_tags = (OPEN,)
