@@ -192,8 +192,8 @@ def peers_markdown(result: dict, images: list[str], title: str = "## All peers s
     lines = [
         title, "",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['implementation']} {m['python']} ({m['platform']}), "
-        f"{m['date']}.  Versions: {', '.join(versions)}.  Run: `{result['command']}` "
-        f"(`make bench-peers`), {result['elapsed_s'] / 60:.0f} min.", "",
+        f"{m['date']}.  Versions: {', '.join(versions)}.  Run: `{result['command']}`"
+        f"{' (`make bench-peers`)' if title.startswith('## ') else ''}, {result['elapsed_s'] / 60:.0f} min.", "",
         "Each peer runs in its own virtualenv as a worker subprocess (`bench/compare/worker.py`) and is driven "
         "the way its server drives it: vLLM's composed parser through `parse_delta` (which calls "
         "`extract_reasoning_streaming` / `extract_tool_calls_streaming` with previous/current/delta text and "
