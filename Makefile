@@ -84,14 +84,16 @@ bench-serving: venv testdata
 
 # Every peer's parsers beside lmparse's (python -m bench.compare): LMDeploy from bench/.peers (no torch),
 # vLLM and SGLang from their engine venvs (scripts/setup_vllm.sh, setup_sglang.sh: built once, CPU torch;
-# they link this checkout's lmparse into those venvs). Writes docs/benchmarks.md's summary and peers
+# they link this checkout's lmparse into those venvs), SMG's Rust reasoning parser built from ../shared/peers
+# against Debian's crates (scripts/setup_rust_peer.sh, cached; without the shared copy or cargo it prints
+# nothing and the run reports the peer unavailable). Writes docs/benchmarks.md's summary and peers
 # sections and docs/img/benchmarks/peers-*.png. BENCH_PEERS_ARGS=--quick for a short run.
 BENCH_PEERS_ARGS ?=
 bench-peers: venv testdata
 	test -x bench/.peers/lmdeploy/bin/python || scripts/setup_bench_peers.sh
 	$(PYTHON) -m pip install --quiet -e '.[bench]'
-	vllm="$$(scripts/setup_vllm.sh)" && sglang="$$(scripts/setup_sglang.sh)" && \
-		LMPARSE_BENCH_VLLM_PYTHON="$$vllm" LMPARSE_BENCH_SGLANG_PYTHON="$$sglang" \
+	vllm="$$(scripts/setup_vllm.sh)" && sglang="$$(scripts/setup_sglang.sh)" && smg="$$(scripts/setup_rust_peer.sh)" && \
+		LMPARSE_BENCH_VLLM_PYTHON="$$vllm" LMPARSE_BENCH_SGLANG_PYTHON="$$sglang" LMPARSE_BENCH_SMG_DRIVER="$$smg" \
 		$(PYTHON) -m bench.compare --write-docs $(BENCH_PEERS_ARGS)
 	$(PYTHON) -m bench.serving
 

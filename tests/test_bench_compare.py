@@ -140,13 +140,15 @@ def test_a_peer_that_cannot_start_yields_a_status_saying_why(tmp_path: Path) -> 
     assert peer["status"] == "error" and "no vllm here" in peer["error"]
 
 
-# The families every peer has; a later family lists only the peers that register it.
+# The families every Python peer has; a later family lists only the peers that register it.
+# SMG's Rust crate parses reasoning only: think alone (tests/test_bench_rust_peer.py).
 SHARED_BY_ALL = {"qwen-json", "qwen3-coder", "glm-4.7", "deepseek-v3.2", "kimi-k2", "think"}
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.label)
 def test_every_format_names_its_parser_in_each_peer_it_lists(fmt: Any) -> None:
-    assert fmt.peers and set(fmt.peers) <= {"vllm", "sglang", "lmdeploy"}
+    python_peers = set(fmt.peers) - {"smg"}
+    assert python_peers and python_peers <= {"vllm", "sglang", "lmdeploy"}
     if fmt.label in SHARED_BY_ALL:
-        assert set(fmt.peers) == {"vllm", "sglang", "lmdeploy"}
+        assert python_peers == {"vllm", "sglang", "lmdeploy"}
     assert all(names.get("tool") or names.get("reasoning") for names in fmt.peers.values())

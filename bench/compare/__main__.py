@@ -1,4 +1,4 @@
-"""``python -m bench.compare``: check and time lmparse beside vLLM's, SGLang's and LMDeploy's parsers.
+"""``python -m bench.compare``: check and time lmparse beside vLLM's, SGLang's, LMDeploy's and SMG's parsers.
 
 Formats every side registers (``bench.compare.formats``), one call with a long string
 argument (or a long reasoning) of 10 KB / 100 KB / 1 MB, chunks of 1, 4, 16, 256
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..page import IMAGES, PAGE
 from .cases import COMPLETE, Chunking
-from .client import Worker, peer_python
+from .client import Worker, peer_python, unavailable
 from .formats import PEERS, select_formats
 from .machine import machine
 from .measure import Bench
@@ -54,6 +54,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", metavar="PATH", help="also write every row to PATH")
     parser.add_argument("--from-json", metavar="PATH", help="measure nothing: report the rows --json wrote")
     parser.add_argument("--write-docs", action="store_true", help="write docs/benchmarks.md sections and the plots")
+    parser.add_argument("--section", metavar="NAME",
+                        help="with --write-docs: a partial run into section NAME alone (plots NAME-*.png)")
     parser.add_argument("--page", type=Path, default=PAGE, help=argparse.SUPPRESS)
     parser.add_argument("--images", type=Path, default=IMAGES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -75,12 +77,11 @@ def _workers(peers: list[str]) -> tuple[list[Worker], dict[str, str]]:
     """Workers for the peers whose interpreter exists; the others with the reason."""
     workers, missing = [], {}
     for peer in peers:
-        python = peer_python(peer)
-        if python.exists():
-            workers.append(Worker(peer, python))
+        reason = unavailable(peer)
+        if reason is None:
+            workers.append(Worker(peer, peer_python(peer)))
         else:
-            script = "setup_bench_peers.sh" if peer == "lmdeploy" else f"setup_{peer}.sh"
-            missing[peer] = f"unavailable: no interpreter at {python} (run scripts/{script})"
+            missing[peer] = reason
     return workers, missing
 
 
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(render_console(result))
     if args.write_docs:
-        write_docs(result, args.page, args.images)
+        write_docs(result, args.page, args.images, args.section)
     wrong_ours = [r for r in rows if r["peer"] == "lmparse" and r["status"] != "ok"]
     return 1 if wrong_ours else 0
 

@@ -13,15 +13,17 @@ import os
 import selectors
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 from .cases import Case
+from .peer_smg import driver_path
 
-__all__ = ["Timeout", "PeerGone", "Worker", "peer_python", "PEER_VERSIONS"]
+__all__ = ["Timeout", "PeerGone", "Worker", "peer_python", "unavailable", "PEER_VERSIONS"]
 
 ROOT = Path(__file__).resolve().parents[2]
-PEER_VERSIONS = {"vllm": "0.33.0", "sglang": "0.5.23", "lmdeploy": "0.18.0"}
+PEER_VERSIONS = {"vllm": "0.33.0", "sglang": "0.5.23", "lmdeploy": "0.18.0", "smg": "reasoning-parser 1.6.0"}
 _START_TIMEOUT = 180.0  # importing vLLM with torch on a busy 2-core machine
 
 
@@ -36,14 +38,29 @@ class PeerGone(Exception):
 def peer_python(peer: str) -> Path:
     """``$LMPARSE_BENCH_<PEER>_PYTHON``, else where the setup scripts build the venv:
     bench/.peers/lmdeploy (scripts/setup_bench_peers.sh) or ~/.cache/lmparse/engines/<peer>-<version>
-    (scripts/setup_vllm.sh, scripts/setup_sglang.sh)."""
+    (scripts/setup_vllm.sh, scripts/setup_sglang.sh).  SMG's worker is this interpreter: its
+    parser is the Rust binary the worker starts (``bench.compare.peer_smg``)."""
     configured = os.environ.get(f"LMPARSE_BENCH_{peer.upper()}_PYTHON")
     if configured:
         return Path(configured)
+    if peer == "smg":
+        return Path(sys.executable)
     if peer == "lmdeploy":
         return ROOT / "bench" / ".peers" / "lmdeploy" / "bin" / "python"
     cache = Path(os.environ.get("LMPARSE_ENGINES_CACHE", Path.home() / ".cache" / "lmparse" / "engines"))
     return cache / f"{peer}-{PEER_VERSIONS[peer]}" / "bin" / "python"
+
+
+def unavailable(peer: str) -> str | None:
+    """Why ``peer`` cannot run on this machine (and which script sets it up), or None."""
+    if peer == "smg":
+        binary = driver_path()
+        return None if binary.exists() else f"unavailable: no driver at {binary} (run scripts/setup_rust_peer.sh)"
+    python = peer_python(peer)
+    if python.exists():
+        return None
+    script = "setup_bench_peers.sh" if peer == "lmdeploy" else f"setup_{peer}.sh"
+    return f"unavailable: no interpreter at {python} (run scripts/{script})"
 
 
 class Worker:

@@ -19,7 +19,7 @@ from .cases import Case
 
 __all__ = ["Format", "FORMATS", "PEERS", "build_case", "select_formats"]
 
-PEERS = ("vllm", "sglang", "lmdeploy")
+PEERS = ("vllm", "sglang", "lmdeploy", "smg")
 ANSWER = "\n\nThe file is written."
 
 
@@ -59,7 +59,9 @@ FORMATS = (
            {"sglang": _tool("gigachat35")}),
     Format("think", {"tool": None, "reasoning": "qwen3"}, "qwen3",
            {"vllm": {"tool": None, "reasoning": "qwen3"}, "sglang": {"tool": None, "reasoning": "qwen3"},
-            "lmdeploy": {"tool": None, "reasoning": "default"}}),
+            "lmdeploy": {"tool": None, "reasoning": "default"},
+            # SMG's Rust crate (bench.compare.peer_smg) has reasoning parsers only: this format alone.
+            "smg": {"tool": None, "reasoning": "qwen3"}}),
 )
 
 

@@ -8,7 +8,10 @@ An adapter wraps one implementation's parsers behind five calls:
   (the text pieces, with token ids for vLLM); built before any clock starts;
 - ``stream(state, fed)`` — every delta of the stream, in OpenAI's attribute shape, to check;
 - ``feed(state, fed)`` — the same work with the deltas dropped, as a server sends them: timed;
-- ``complete(state, case)`` — the non-streaming parse, as one delta-shaped result.
+- ``complete(state, case)`` — the non-streaming parse, as one delta-shaped result;
+- optionally ``time_runs(state, case, fed, min_sample)`` — an implementation outside Python
+  (SMG's Rust crate) times its own runs, ``fed`` None for the non-streaming parse: an
+  interpreter loop around a compiled parser would time the interpreter.
 
 ``Bench`` runs the same steps for lmparse in this process and for a peer in its worker.
 """
@@ -55,26 +58,29 @@ class Bench:
             ways.append(("tokens whole", lambda: align(case, chunks_for(case, chunk, True))))
         return ways
 
-    def _check(self, case: Case, parsers: dict, chunk: Chunking) -> tuple[str | None, Any, str]:
+    def _check(self, case: Case, parsers: dict, chunk: Chunking) -> tuple[str | None, Any, str, str | None]:
+        """(error, fed, the chunking that passed, what plain character cuts gave when another one passed)."""
         adapter = self.adapter
         if chunk == COMPLETE:
-            return check_deltas(adapter.complete(adapter.new_state(case, parsers), case), case), None, "chars"
+            error = check_deltas(adapter.complete(adapter.new_state(case, parsers), case), case)
+            return error, None, "chars", None
         errors = []
         for name, pieces in self._chunkings(case, chunk):
             fed = adapter.prepare(case, pieces())
             error = check_deltas(adapter.stream(adapter.new_state(case, parsers), fed), case)
             if error is None:
-                return None, fed, name
+                return None, fed, name, errors[0] if errors else None
             errors.append(error if not errors else f"{name}: {error}")
-        return " (and with ".join(errors) + ")" * (len(errors) - 1), None, ""
+        return " (and with ".join(errors) + ")" * (len(errors) - 1), None, "", None
 
     def check(self, key: str, chunk: Chunking) -> dict:
-        """``status``: ok, wrong (with ``error``) or error (the implementation raised)."""
+        """``status``: ok, wrong (with ``error``) or error (the implementation raised); an ok on
+        cuts other than plain characters carries what the plain cuts gave as ``chars_error``."""
         case, parsers = self.cases[key]
         self.ready = {}  # one configuration at a time: a chunk-1 stream of 1 MB is large
         started = time.perf_counter()
         try:
-            error, fed, chunking = self._check(case, parsers, chunk)
+            error, fed, chunking, chars_error = self._check(case, parsers, chunk)
         except Exception as exc:  # a peer's crash is a finding, not the end of the run
             return {"status": "error", "error": f"{type(exc).__name__}: {exc}"[:500],
                     "seconds": time.perf_counter() - started}
@@ -82,12 +88,20 @@ class Bench:
         if error:
             return {"status": "wrong", "error": error[:700], "seconds": seconds}
         self.ready[(key, chunk)] = _Prepared(case, parsers, fed, chunking)
-        return {"status": "ok", "chunking": chunking, "seconds": seconds}
+        answer = {"status": "ok", "chunking": chunking, "seconds": seconds}
+        if chars_error:
+            answer["chars_error"] = chars_error[:700]
+        return answer
 
     def time(self, key: str, chunk: Chunking, min_sample: float, estimate: float) -> dict:
         """One sample: as many fresh runs back to back as fill ``min_sample`` seconds."""
         prepared = self.ready[(key, chunk)]
         adapter = self.adapter
+        time_runs = getattr(adapter, "time_runs", None)
+        if time_runs is not None:
+            state = adapter.new_state(prepared.case, prepared.parsers)
+            answer: dict = time_runs(state, prepared.case, None if chunk == COMPLETE else prepared.fed, min_sample)
+            return answer
         run: Callable[[Any], object]
         if chunk == COMPLETE:
             run = lambda state: adapter.complete(state, prepared.case)  # noqa: E731

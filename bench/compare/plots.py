@@ -20,7 +20,7 @@ from .report import NAMES, SUMMARY_CHUNK, size_label
 
 __all__ = ["plot_all"]
 
-COLORS = {"lmparse": "#1b7837", "vllm": "#2166ac", "sglang": "#b2182b", "lmdeploy": "#e08214"}
+COLORS = {"lmparse": "#1b7837", "vllm": "#2166ac", "sglang": "#b2182b", "lmdeploy": "#e08214", "smg": "#762a83"}
 
 
 def _grid(plt: Any, count: int) -> tuple[Any, list[Any]]:
@@ -88,8 +88,8 @@ def _by_size(plt: Any, result: dict, formats: list[str], path: Path) -> None:
     _save(plt, fig, axes, path)
 
 
-def plot_all(result: dict, images: Path) -> list[tuple[str, str]]:
-    """Draw both figures; ``[(alt text, path)]`` of what was written."""
+def plot_all(result: dict, images: Path, prefix: str = "peers") -> list[tuple[str, str]]:
+    """Draw both figures (``PREFIX-mbps-by-chunk.png``, ``PREFIX-time-by-size.png``); ``[(alt text, path)]``."""
     try:
         import matplotlib
 
@@ -102,7 +102,7 @@ def plot_all(result: dict, images: Path) -> list[tuple[str, str]]:
     if not formats:
         return []
     images.mkdir(parents=True, exist_ok=True)
-    chunk_path, size_path = images / "peers-mbps-by-chunk.png", images / "peers-time-by-size.png"
+    chunk_path, size_path = images / f"{prefix}-mbps-by-chunk.png", images / f"{prefix}-time-by-size.png"
     _by_chunk(plt, result, formats, chunk_path)
     _by_size(plt, result, formats, size_path)
     return [("MB/s against chunk size, per format and implementation", str(chunk_path)),

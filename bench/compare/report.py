@@ -20,7 +20,8 @@ __all__ = ["render_console", "write_docs", "summary_markdown", "peers_markdown",
 SUMMARY_SIZE = 100_000
 SUMMARY_CHUNK = 16
 TARGET_QUADRATIC = 50.0  # x vLLM hermes and SGLang qwen25 at 100 KB
-NAMES = {"lmparse": "lmparse", "vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy"}
+TARGET_RUST = 0.5  # x SMG's Rust reasoning parser's MB/s on think at chunks 1-16
+NAMES = {"lmparse": "lmparse", "vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy", "smg": "SMG (Rust)"}
 
 
 def size_label(size: int) -> str:
@@ -94,6 +95,7 @@ def _targets(result: dict, size: int) -> list[str]:
         verdict = "**held**" if held else "**missed**"
         lines.append(f"- x{TARGET_QUADRATIC:.0f} {NAMES[peer]} on qwen-json at {size_label(size)}, every streamed "
                      f"chunk size: {verdict} (lowest: {cell(low)} at chunk {chunk_name(low['chunk'])})")
+    lines += _rust_target(result)
     timed = [r for r in rows if r["status"] == "ok"]
     behind = [r for r in timed if r["ratio"] is not None and r["ratio"] < 1.0]
     verdict = "**held**" if not behind else f"**missed** in {len(behind)} of {len(timed)} timed configurations"
@@ -102,6 +104,30 @@ def _targets(result: dict, size: int) -> list[str]:
         lines.append(f"  - {NAMES[r['peer']]} {r['format']} {size_label(r['size'])} chunk {chunk_name(r['chunk'])}: "
                      f"x{r['ratio']:.2f}")
     return lines
+
+
+def _rust_target(result: dict) -> list[str]:
+    """lmparse at least TARGET_RUST x SMG's MB/s on think at streamed chunks up to 16, and right at every chunking."""
+    think = [r for r in result["rows"] if r["format"] == "think"]
+    smg = [r for r in think if r["peer"] == "smg" and isinstance(r["chunk"], int) and r["chunk"] <= 16]
+    if not smg:
+        return []
+    timed = [r for r in smg if r["status"] == "ok"]
+    ours_wrong = [r for r in think if r["peer"] == "lmparse" and r["status"] != "ok"]
+    low = min(timed, key=lambda r: r["ratio"]) if timed else None
+    held = bool(timed) and not ours_wrong and low is not None and low["ratio"] >= TARGET_RUST
+    # A starred SMG cell was timed on cuts that keep the markers whole: on plain cuts it was wrong.
+    smg_wrong = sorted({chunk_name(r["chunk"]) for r in think if r["peer"] == "smg"
+                        and (r["status"] == "wrong" or r.get("chunking") not in (None, "chars"))}, key=_chunk_order)
+    lowest = f"lowest: x{low['ratio']:.2f} at {size_label(low['size'])} chunk {chunk_name(low['chunk'])}" if low else (
+        "SMG was timed at none of them")
+    return [f"- x{TARGET_RUST} {NAMES['smg']}'s MB/s on think at chunks 1-16, lmparse right at every chunking: "
+            f"{'**held**' if held else '**missed**'} ({lowest}; lmparse wrong at {len(ours_wrong)} think "
+            f"configurations; SMG wrong on plain character cuts at chunk {', '.join(smg_wrong) or 'none'})"]
+
+
+def _chunk_order(name: str) -> tuple[int, int]:
+    return (0, int(name)) if name.isdigit() else (1, 0)
 
 
 def _growth(index: dict, fmt: str, peer: str, chunk: object, sizes: list[int]) -> str:
@@ -137,33 +163,47 @@ def _format_table(result: dict, fmt: str, peers: list[str]) -> list[str]:
 
 def _findings(result: dict) -> list[str]:
     bad = [r for r in result["rows"] if r["status"] in ("wrong", "error", "timeout")]
-    if not bad:
-        return ["No implementation gave a wrong output, crashed or ran past the limit."]
-    lines = ["What was not timed, and why (a wrong output is not timed; the limit kills a run and skips the "
-             "larger sizes of that format and chunking):", ""]
-    for r in bad:
-        error = (r["error"] or "").replace("|", "\\|").replace("\n", " ")[:300]
-        lines.append(f"- {NAMES[r['peer']]} {r['format']} {size_label(r['size'])} chunk {chunk_name(r['chunk'])}: "
-                     f"{r['status']}: {error}")
+    # Starred cells: right only once the cuts kept markers (or tokens) whole.
+    starred = [r for r in result["rows"] if r["status"] == "ok" and r.get("chunking") not in (None, "chars")]
+    lines = []
+    if bad:
+        lines += ["What was not timed, and why (a wrong output is not timed; the limit kills a run and skips the "
+                  "larger sizes of that format and chunking):", ""]
+        lines += [_finding(r, r["status"]) for r in bad]
+    else:
+        lines.append("No implementation was left untimed: none was wrong on every cut, crashed or ran past the limit.")
+    if starred:
+        lines += ["", "Wrong on plain character cuts, so timed (\\*) on cuts that keep markers or tokens whole:", ""]
+        lines += [_finding(r, f"wrong on character cuts, right on {r['chunking']}") for r in starred]
     return lines
 
 
-def peers_markdown(result: dict, images: list[str]) -> str:
+def _finding(row: dict, what: str) -> str:
+    error = (row["error"] or "").replace("|", "\\|").replace("\n", " ")[:300]
+    return (f"- {NAMES[row['peer']]} {row['format']} {size_label(row['size'])} chunk {chunk_name(row['chunk'])}: "
+            f"{what}" + (f": {error}" if error else ""))
+
+
+def peers_markdown(result: dict, images: list[str], title: str = "## All peers side by side") -> str:
     m, plan, peers = result["machine"], result["plan"], _peers_in(result)
     versions = [f"lmparse @ {m['commit']}"]
     versions += [result["impls"].get(p) or f"{p} {PEER_VERSIONS[p]} ({result['missing'].get(p, 'not run')})"
                  for p in peers]
     lines = [
-        "## All peers side by side", "",
+        title, "",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['implementation']} {m['python']} ({m['platform']}), "
-        f"{m['date']}.  Versions: {', '.join(versions)}.  Run: `{result['command']}` "
-        f"(`make bench-peers`), {result['elapsed_s'] / 60:.0f} min.", "",
+        f"{m['date']}.  Versions: {', '.join(versions)}.  Run: `{result['command']}`"
+        f"{' (`make bench-peers`)' if title.startswith('## ') else ''}, {result['elapsed_s'] / 60:.0f} min.", "",
         "Each peer runs in its own virtualenv as a worker subprocess (`bench/compare/worker.py`) and is driven "
         "the way its server drives it: vLLM's composed parser through `parse_delta` (which calls "
         "`extract_reasoning_streaming` / `extract_tool_calls_streaming` with previous/current/delta text and "
         "token ids from the family's real tokenizer) and `parse`; SGLang's `ReasoningParser` and "
         "`FunctionCallParser.parse_stream_chunk` / `parse_stream_end` and `parse_non_stream`; LMDeploy's "
-        "`default` response parser `stream_chunk` / `parse_complete`.  Every output is checked (call names, "
+        "`default` response parser `stream_chunk` / `parse_complete`; SMG's Rust `reasoning_parser` crate "
+        "(built from `../shared/peers` by `scripts/setup_rust_peer.sh`, never vendored) through our driver "
+        "`bench/compare/rust/smg_driver.rs`: `parse_reasoning_streaming_incremental` per chunk and "
+        "`detect_and_parse_reasoning`, timed by the driver's own loop (no interpreter or pipe in its time; "
+        "reasoning parsers only, so `think` alone).  Every output is checked (call names, "
         "arguments equal as JSON, reasoning, content) before it is timed.  A cell is MB/s of reply text and, "
         "for a peer, how many times longer it took than lmparse (median of "
         f"{plan['pairs']} interleaved pairs; one pair when the peer's check alone took over 10 s).  "
@@ -181,11 +221,19 @@ def render_console(result: dict) -> str:
     return summary_markdown(result) + "\n\n" + peers_markdown(result, [])
 
 
-def write_docs(result: dict, page: Path, images: Path) -> None:
+def write_docs(result: dict, page: Path, images: Path, section: str | None = None) -> None:
+    """The ``summary`` and ``peers`` sections and their plots; with ``section``, a run of its own
+    (some formats or peers) in that section alone, plots named after it, the full run's untouched."""
     from .plots import plot_all
 
-    written = plot_all(result, images)
+    written = plot_all(result, images, prefix=section or "peers")
     relative = [(alt, Path(p).resolve().relative_to(page.resolve().parent).as_posix()
                  if Path(p).resolve().is_relative_to(page.resolve().parent) else str(p)) for alt, p in written]
+    if section:
+        formats = ", ".join(dict.fromkeys(r["format"] for r in result["rows"]))
+        peers = ", ".join(NAMES[p] for p in _peers_in(result))
+        title = f"### {formats} beside {peers}: a run of its own"
+        write_section(section, peers_markdown(result, relative, title) + "\n\n" + summary_markdown(result), page)
+        return
     write_section("summary", summary_markdown(result), page)
     write_section("peers", peers_markdown(result, relative), page)

@@ -88,7 +88,8 @@ def _peer_row(ours: Bench, worker: Worker, config: _Config, plan: Plan, ours_wal
         return _row(fmt, size, chunk, impl, worker.peer, "error", error=str(exc))
     wall = statistics.median(walls)
     return _row(fmt, size, chunk, impl, worker.peer, "ok", wall_s=wall, mb_per_s=len(config.case.text) / wall / 1e6,
-                ratio=statistics.median(ratios), pairs=pairs, chunking=check["chunking"], parsers=parsers)
+                ratio=statistics.median(ratios), pairs=pairs, chunking=check["chunking"], parsers=parsers,
+                error=check.get("chars_error"))
 
 
 def _configuration(ours: Bench, workers: list[Worker], config: _Config, plan: Plan,
@@ -114,7 +115,7 @@ def _configuration(ours: Bench, workers: list[Worker], config: _Config, plan: Pl
     wall = statistics.median(walls)
     ours_row = _row(fmt, size, chunk, ours.adapter.impl, "lmparse", "ok", wall_s=wall,
                     mb_per_s=len(config.case.text) / wall / 1e6, pairs=len(walls), chunking=check["chunking"],
-                    parsers=fmt.ours)
+                    parsers=fmt.ours, error=check.get("chars_error"))
     return [ours_row, *rows]
 
 

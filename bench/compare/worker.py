@@ -1,6 +1,7 @@
 """``python -m bench.compare.worker PEER``: one peer's parsers behind a line protocol (peer side).
 
-Started by the driver with the peer virtualenv's interpreter.  Each stdin line is one
+Started by the driver with the peer virtualenv's interpreter (SMG's: this checkout's, which
+drives the Rust binary).  Each stdin line is one
 JSON request (``hello``, ``load`` a case, ``check`` or ``time`` one chunking, see
 ``Bench.handle``); each answer is one JSON line on the original stdout.  Anything the
 peer prints goes to stderr, so it cannot break the protocol.  A request that raises
@@ -15,7 +16,7 @@ import sys
 
 from .measure import Bench
 
-PEERS = ("vllm", "sglang", "lmdeploy")
+PEERS = ("vllm", "sglang", "lmdeploy", "smg")
 
 
 def main(argv: list[str]) -> int:
