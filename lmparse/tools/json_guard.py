@@ -23,18 +23,30 @@ __all__ = ["JsonGuard", "bad_escape", "plain_string_body"]
 
 # Where the grammar stands.  The "safe" states are those at which text may be let out:
 # the object can be closed from there by closers alone.
-(_START, _KEY_OR_END, _KEY, _COLON, _VALUE, _VALUE_OR_END, _AFTER, _STRING, _KEY_STRING, _ESCAPE, _UNICODE, _TOKEN,
- _DONE) = range(13)
-_SAFE = frozenset((_KEY_OR_END, _VALUE_OR_END, _AFTER, _STRING, _DONE))
-_WS = " \t\n\r"
-_TOKEN_CHARS = frozenset("0123456789+-.eEtrufalsn")
+# (``Final`` ints: the compiled core reads them as constants; the safe states are the odd ones,
+# so "is it safe" is one bit test.)
+_START: Final = 0
+_KEY_OR_END: Final = 1
+_KEY: Final = 2
+_AFTER: Final = 3
+_COLON: Final = 4
+_VALUE_OR_END: Final = 5
+_VALUE: Final = 6
+_STRING: Final = 7
+_KEY_STRING: Final = 8
+_DONE: Final = 9
+_ESCAPE: Final = 10
+_UNICODE: Final = 12
+_TOKEN: Final = 14
+_WS: Final = " \t\n\r"
+_TOKEN_CHARS: Final = frozenset("0123456789+-.eEtrufalsn")
 _TOKEN_RUN = re.compile(r"[0-9+\-.eEtrufalsn]*")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 # A string body: plain characters and whole escapes.  It stops at the closing quote, at a
 # backslash whose escape is not whole (yet) or not valid, or at the end.
 _BODY = r'[^"\\]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\]*)*'
 _STRING_RUN = re.compile(_BODY)
-_HEX = frozenset("0123456789abcdefABCDEF")
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
 # Below this many characters the C decoder cannot pay for a failed try.
 _DECODE_MIN = 256
 # Whole members read in one C match (most argument text is flat runs of them): a scalar
@@ -176,7 +188,7 @@ class JsonGuard:
                 if buf[i] in _WS:
                     i += 1  # (``_AFTER`` takes the delimiter otherwise)
             elif c in _WS:
-                if state == _DONE or state in _SAFE:
+                if state & 1:
                     out = i + 1
                 i += 1
                 continue
@@ -226,7 +238,7 @@ class JsonGuard:
                 i += 1
             else:  # _DONE: only whitespace may follow the object
                 break
-            if state in _SAFE:
+            if state & 1:
                 out = i
                 self._safe_state = state
         self._state = state
@@ -284,7 +296,7 @@ class JsonGuard:
         held, state = self._held, self._state
         if state == _TOKEN and _SCALAR.fullmatch(held, self._token):
             suffix, left, state = held, "", _AFTER  # a scalar the end completes
-        elif state in _SAFE:
+        elif state & 1:
             suffix, left = held, ""
         else:
             suffix, left, state = "", held, self._safe_state
