@@ -42,7 +42,7 @@ class CallEmitter:
 
     __slots__ = ("_allowed", "_max_calls", "_id_factory", "dropped", "calls_emitted", "state", "_held", "_index",
                  "_args_sent", "_guard", "_name", "_spilled",
-                 "verbatim", "json_arguments", "_plain", "_trial", "_tried")
+                 "verbatim", "json_arguments", "_trial", "_tried")
 
     def __init__(self, allowed: frozenset[str] | None, id_factory: Callable[[], str] = new_call_id,
                  max_calls: int | None = None) -> None:
@@ -67,10 +67,7 @@ class CallEmitter:
         # ``python``, whose message is code): its text goes out as written (set per call,
         # after ``begin``).
         self.json_arguments = True
-        # The accepted call's guard stands inside a value string with nothing held
-        # (``JsonGuard.plain``), copied here after each feed for the fast lanes' one check.
-        self._plain = False
-        # The guard as ``clean_run`` left it after reading the fast lane's text: ``run``
+        # The guard as ``try_run`` left it after reading the fast lane's text: ``run``
         # takes it instead of reading the same text twice.
         self._trial: JsonGuard | None = None
         # The guard after reading text the fast lane then did not take, with what it let out:
@@ -93,7 +90,6 @@ class CallEmitter:
         self._spilled = []
         self.verbatim = False
         self.json_arguments = True
-        self._plain = False
 
     def name(self, out: Events, name: str, call_id: str | None = None) -> None:
         """The current call's name: accept it (``CallStart``) or drop the call.
@@ -138,7 +134,7 @@ class CallEmitter:
     @property
     def in_value_string(self) -> bool:
         """The accepted call's guard stands inside a value string with nothing held."""
-        return self._plain
+        return self.state == ACCEPTED and self._guard.plain
 
     def member(self, out: Events, head: str, value: str) -> None:
         """One whole member of the arguments object the caller wrote: ``head`` is its
@@ -147,7 +143,6 @@ class CallEmitter:
         if self.state == ACCEPTED and self.json_arguments and self._guard.take_member(head[0] == "{", value):
             self._tried = None
             self._args_sent = True
-            self._plain = False
             out.append(CallArgs(self._index, head + value))
         else:
             self.arguments(out, head + value)
@@ -156,7 +151,7 @@ class CallEmitter:
     def string_body(self, out: Events, text: str) -> None:
         """Argument text the caller made a JSON string body (whole escapes, no closing quote):
         inside a value string with nothing held it goes out with no grammar step."""
-        if self._plain and self.state == ACCEPTED:
+        if self.state == ACCEPTED and self._guard.plain:
             if text:
                 self._args_sent = True
                 out.append(CallArgs(self._index, text))
@@ -178,7 +173,6 @@ class CallEmitter:
             guard = self._guard
             good, bad = guard.feed(text)
         self._tried = None
-        self._plain = guard.plain
         if good:
             self._args_sent = True
             out.append(CallArgs(self._index, good))
@@ -202,7 +196,7 @@ class CallEmitter:
         if self.state != ACCEPTED or not self.json_arguments:
             return text
         self._trial = self._tried = None
-        if self._plain and plain_string_body(text):
+        if self._guard.plain and plain_string_body(text):
             return text  # (inside a value string: the guard stands as it is)
         guard = self._guard
         if guard.broken:
@@ -224,7 +218,6 @@ class CallEmitter:
         trial = self._trial
         if trial is not None:  # (None: the text left the guard as it stands)
             self._guard = trial
-            self._plain = trial.plain
             self._trial = self._tried = None
         if not good:
             return -1
@@ -236,7 +229,7 @@ class CallEmitter:
         inside a value string of the accepted call with nothing held: it leaves the guard as
         it stands, so the hot path takes no grammar step.  The call's index, -1 for empty
         text; None when the guard is not there (the slow path takes the text)."""
-        if self._plain:
+        if self.state == ACCEPTED and self._guard.plain:
             if body:
                 self._args_sent = True
                 return self._index
@@ -247,7 +240,6 @@ class CallEmitter:
         """The current call ends: an accepted call always carries an arguments object;
         a call that never got its name is recorded as dropped."""
         state = self.state
-        self._plain = False
         if state == ACCEPTED and not self.json_arguments:  # (not JSON by design: as written)
             if not self._args_sent:
                 out.append(CallArgs(self._index, "{}"))
@@ -275,7 +267,6 @@ class CallEmitter:
         """The current call never was (its block turned back into text): no record."""
         self.state = NO_CALL
         self._held = []
-        self._plain = False
 
     def drop(self, out: Events, name: str | None, reason: str) -> None:
         """The current call reaches no client; the record says why."""
@@ -285,7 +276,6 @@ class CallEmitter:
         """``drop``, with the record made by the caller."""
         self.state = DROPPED
         self._held = []
-        self._plain = False
         self.record(out, record)
         logger.info("tool call dropped: name=%r reason=%s", record.name, record.reason)
 
@@ -294,7 +284,6 @@ class CallEmitter:
         call, and the record keeps the markup read so far (``text``, when its owner kept it)."""
         self.state = NO_CALL
         self._held = []
-        self._plain = False
         self.record(out, DroppedCall(None, reason, text))
         logger.info("markup cut off by the end of the reply: %s", reason)
 
