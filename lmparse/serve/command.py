@@ -71,6 +71,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "per process: replayed reasoning then survives no restart)")
     p.add_argument("--response-store-mb", type=float, default=DEFAULT_STORE_BYTES / 2**20, metavar="MB",
                    help="memory for stored Responses (previous_response_id); 0 stores none (default 64)")
+    p.add_argument("--responses-dialect", default="openai", choices=("openai", "openresponses"),
+                   help="how /v1/responses streams name reasoning events and end: OpenAI's (default) or the Open "
+                        "Responses specification's; a request's x-lmparse-responses-dialect header overrides it")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
     p.add_argument("--log-format", default="text", choices=LOG_FORMATS,
                    help="text lines or one JSON object per line (access lines carry their fields as keys)")
@@ -234,7 +237,8 @@ def run(args: argparse.Namespace) -> int:
                      allowed_hosts=_split(args.allowed_hosts) or default_allowed_hosts(args.host),
                      cors_origins=_split(args.cors_origins), metrics_key=args.metrics_key,
                      body_timeout=args.timeout_body,
-                     signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20))
+                     signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20),
+                     responses_dialect=args.responses_dialect)
     # lmparse writes the access lines (logs.AccessLog); uvicorn's loggers go to the same root handler.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
                             log_config=None, http=head_timeout_protocol(args.timeout_headers, args.max_header_bytes),

@@ -11,13 +11,13 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from ..runner import ChatRunner
-from .events import ResponseBuilder, sse
-from .request import ResponsesOptions, parse_request
+from .events import DONE, ResponseBuilder, sse
+from .request import DIALECT_HEADER, DIALECTS, ResponsesOptions, parse_request
 from .store import DEFAULT_STORE_BYTES, ResponseStore
 from .tools import NAMESPACE_SEPARATOR, ToolMap
 
 __all__ = ["parse_request", "stream_response", "complete_response", "ResponsesOptions", "ResponseStore", "ToolMap",
-           "NAMESPACE_SEPARATOR", "DEFAULT_STORE_BYTES"]
+           "NAMESPACE_SEPARATOR", "DEFAULT_STORE_BYTES", "DIALECTS", "DIALECT_HEADER"]
 
 
 
@@ -41,11 +41,16 @@ async def stream_response(runner: ChatRunner, opts: ResponsesOptions) -> AsyncGe
                     yield b"".join(sse(event) for event in events)
     except Exception as exc:  # the engine failed mid-stream
         builder.fail(runner.failure(exc))
-        yield b"".join(sse(event) for event in builder.take())
+        yield b"".join(sse(event) for event in builder.take()) + _end(opts)
         return
     response = builder.finish(runner)
     _keep(builder, opts, response)  # before the last yield: a client may leave right after it
-    yield b"".join(sse(event) for event in builder.take())
+    yield b"".join(sse(event) for event in builder.take()) + _end(opts)
+
+
+def _end(opts: ResponsesOptions) -> bytes:
+    """What follows the terminal event: ``[DONE]`` in the Open Responses dialect, nothing in OpenAI's."""
+    return DONE if opts.open_responses else b""
 
 
 async def complete_response(runner: ChatRunner, opts: ResponsesOptions) -> dict:

@@ -1,5 +1,8 @@
-"""OpenAI ``POST /v1/responses`` and the stored responses, ``GET`` / ``DELETE /v1/responses/{id}``
-(``lmparse.serve.responses`` converts, answers and stores)."""
+"""OpenAI ``POST /v1/responses``, ``POST /v1/responses/compact`` and the stored responses,
+``GET`` / ``DELETE /v1/responses/{id}`` (``lmparse.serve.responses`` converts, answers and stores).
+
+A stream is written in OpenAI's dialect unless the server's default (``--responses-dialect``)
+or the request's ``x-lmparse-responses-dialect`` header names the Open Responses one."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from .. import responses
+from ..responses.compact import compact
 from ..errors import RequestError
 from ..signing import Signer
 from ..transport import EventStream, json_response
@@ -16,12 +20,24 @@ from .generation import Generating
 __all__ = ["routes"]
 
 
-def routes(generating: Generating, signer: Signer, store: responses.ResponseStore | None) -> list[Route]:
+def routes(generating: Generating, signer: Signer, store: responses.ResponseStore | None,
+           dialect: str = "openai") -> list[Route]:
     edge = generating.edge
 
     async def create(request: Request) -> Response | EventStream:
+        try:
+            chosen = _dialect(request, dialect)
+        except RequestError as exc:
+            return edge.failed(request, "responses", exc)
         return await generating(request, "responses", responses, lambda body, binding: responses.parse_request(
-            body, binding.name, signer, store))
+            body, binding.name, signer, store, chosen))
+
+    async def compaction(request: Request) -> Response:
+        try:
+            body, _ = await edge.model_request(request)
+            return json_response(await edge.service.offload(compact, body, signer, store))
+        except RequestError as exc:
+            return edge.failed(request, "responses", exc)
 
     def stored(request: Request) -> tuple[str, dict]:
         edge.authorize(request)
@@ -48,5 +64,17 @@ def routes(generating: Generating, signer: Signer, store: responses.ResponseStor
         return json_response({"id": response_id, "object": "response.deleted", "deleted": True})
 
     return [Route("/v1/responses", create, methods=["POST"]),
+            Route("/v1/responses/compact", compaction, methods=["POST"]),
             Route("/v1/responses/{response_id}", get, methods=["GET"]),
             Route("/v1/responses/{response_id}", delete, methods=["DELETE"])]
+
+
+def _dialect(request: Request, default: str) -> str:
+    value = request.headers.get(responses.DIALECT_HEADER)
+    if value is None:
+        return default
+    value = value.strip().lower()
+    if value not in responses.DIALECTS:
+        raise RequestError(f"header {responses.DIALECT_HEADER} must be one of {', '.join(responses.DIALECTS)}",
+                           responses.DIALECT_HEADER)
+    return value
