@@ -365,7 +365,7 @@ def _echoed_tools(raw: Any) -> list[dict]:
     echoed = []
     for tool in raw or ():
         if isinstance(tool, dict) and tool.get("type") == "function":
-            tool = {"description": None, "parameters": None, "strict": None, **tool}
+            tool = {**tool, **{key: None for key in ("description", "parameters", "strict") if key not in tool}}
         echoed.append(tool)
     return echoed
 
