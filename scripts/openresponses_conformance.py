@@ -9,9 +9,8 @@ same cache).  Nothing of it enters this repository.
 
 The server runs the qwen3 family (it reasons, so reasoning events are exercised) with
 ``--responses-dialect openresponses``.  The run fails when a test fails that is not in
-``EXPECTED_FAILURES``: tests that need a trained model, and the WebSocket transport lmparse
-does not serve (docs/responses-api.md says why).  Without the runner's copy it says so and
-exits 0 (nothing to run), or 1 with ``--require``.
+``EXPECTED_FAILURES``: tests that need a trained model (docs/responses-api.md says why).
+Without the runner's copy it says so and exits 0 (nothing to run), or 1 with ``--require``.
 
     python scripts/openresponses_conformance.py [--require] [--table] [--filter ID,ID]
 """
@@ -41,10 +40,6 @@ API_KEY = "sk-conformance"
 EXPECTED_FAILURES = {
     "tool-calling": "needs a trained model: the prompt never names the tool (\"What's the weather like in San "
                     "Francisco?\"); the simulated model calls only tools the user names",
-    **{test: "WebSocket transport (optional in the spec) is not served by lmparse" for test in (
-        "websocket-response", "websocket-sequential-responses", "websocket-continuation",
-        "websocket-reconnect-store-false-recovery", "websocket-previous-response-not-found",
-        "websocket-failed-continuation-evicts-cache", "websocket-compact-new-chain")},
 }
 
 
@@ -206,7 +201,7 @@ def main() -> int:
     passed = sum(1 for r in rows if r[2] == "passed")
     failed = sum(1 for r in rows if r[2] == "failed")
     expected = failed - len(unexpected)
-    print(f"conformance: {passed} passed; {expected} expected failures (model-dependent or WebSocket); "
+    print(f"conformance: {passed} passed; {expected} expected failures (model-dependent); "
           f"{len(unexpected)} unexpected", file=sys.stderr)
     if unexpected:
         print(f"conformance: FAILED, unexpected failures: {', '.join(unexpected)}", file=sys.stderr)

@@ -60,7 +60,8 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
     service = GenerationService(bindings, metrics or Metrics(), max_concurrency, max_model_len)
     edge = Edge(service, api_key, max_body_bytes, body_timeout)
     generating = Generating(edge)
-    routes = [*chat.routes(generating), *responses_routes.routes(generating, signer, store, responses_dialect),
+    routes = [*chat.routes(generating),
+              *responses_routes.routes(generating, signer, store, responses_dialect, cors_origins),
               *messages.routes(generating, signer), *status.routes(edge, metrics_key)]
 
     @asynccontextmanager

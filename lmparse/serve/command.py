@@ -243,6 +243,7 @@ def run(args: argparse.Namespace) -> int:
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
                             log_config=None, http=head_timeout_protocol(args.timeout_headers, args.max_header_bytes),
                             h11_max_incomplete_event_size=args.max_header_bytes,
+                            ws_max_size=args.max_body_bytes,  # a Responses turn over a WebSocket is a body too
                             timeout_keep_alive=args.timeout_keep_alive,
                             # a backstop: the app itself ends its generations after the grace
                             timeout_graceful_shutdown=int(args.shutdown_grace) + 5)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...request import ParserRequest
@@ -54,7 +55,8 @@ _SUMMARIES = ("auto", "concise", "detailed")
 
 class ResponsesOptions:
     __slots__ = ("model", "stream", "tools", "encrypted_reasoning", "logprobs", "summary", "store",
-                 "previous_response_id", "new_messages", "echo", "signer", "ignored_tools", "open_responses")
+                 "previous_response_id", "new_messages", "conversation", "echo", "signer", "ignored_tools",
+                 "open_responses")
 
     def __init__(self, model: str, stream: bool, tools: ToolMap, signer: Signer) -> None:
         self.model = model
@@ -67,6 +69,7 @@ class ResponsesOptions:
         self.store: ResponseStore | None = None  # where to keep the response (store: true)
         self.previous_response_id: str | None = None
         self.new_messages: list[dict] = []  # this request's input turns, without instructions
+        self.conversation: list[dict] = []  # the turns continued, then new_messages
         self.echo: dict[str, Any] = {}  # request fields the response object repeats
         self.ignored_tools: list[str] = []
         # The Open Responses event names (response.reasoning.delta) and a closing [DONE],
@@ -81,11 +84,19 @@ class _Turns:
     """Chat messages from items; assistant-side items in a row make one assistant turn
     (its texts and reasoning collected in lists, joined once when the turn ends)."""
 
-    def __init__(self) -> None:
+    def __init__(self, history: Sequence[dict] = ()) -> None:
         self._messages: list[dict] = []
         self._texts: list[str] = []
         self._reasoning: list[str] = []
         self._calls: list[dict] | None = None  # not None while an assistant turn is open
+        self.call_ids: set[str] = set()  # the calls a tool output may answer: the history's and the input's
+        for message in history:
+            self._note_calls(message)
+
+    def _note_calls(self, message: dict) -> None:
+        for call in message.get("tool_calls") or ():
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                self.call_ids.add(call["id"])
 
     def _end_assistant(self) -> None:
         if self._calls is not None:
@@ -95,6 +106,7 @@ class _Turns:
     def add(self, message: dict) -> None:
         self._end_assistant()
         self._messages.append(message)
+        self._note_calls(message)
 
     def assistant_text(self, text: str) -> None:
         self._open()
@@ -105,6 +117,7 @@ class _Turns:
         self._reasoning.append(text)
 
     def call(self, call_id: str, name: str, arguments: str) -> None:
+        self.call_ids.add(call_id)
         self._open().append({"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}})
 
     def _open(self) -> list[dict]:
@@ -189,7 +202,11 @@ def _item(item: Any, path: str, turns: _Turns, tool_map: ToolMap, signer: Signer
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
         text = openai_text(output, f"{path}.output") if output is not None else ""
-        turns.add({"role": "tool", "tool_call_id": _nonempty_str(item, "call_id", path), "content": text})
+        call_id = _nonempty_str(item, "call_id", path)
+        # As OpenAI: an output answers a call of the conversation (this input or the one it continues).
+        require(call_id in turns.call_ids, f"{path}.call_id: no tool call with call_id {call_id!r} in the "
+                "conversation for this output to answer", f"{path}.call_id")
+        turns.add({"role": "tool", "tool_call_id": call_id, "content": text})
     elif kind == "compaction":
         window = _compacted(item, path, signer)
         for message in window:
@@ -249,7 +266,8 @@ def _include(raw: Any) -> list[str]:
 
 
 def parse_request(body: Any, default_model: str, signer: Signer, store: ResponseStore | None,
-                  dialect: str = "openai") -> tuple[GenerationRequest, ResponsesOptions]:
+                  dialect: str = "openai",
+                  recent: Mapping[str, list[dict]] | None = None) -> tuple[GenerationRequest, ResponsesOptions]:
     require(isinstance(body, dict), "the request body must be a JSON object", None)
     model = body.get("model", default_model)
     require(isinstance(model, str), "model must be a string", "model")
@@ -270,7 +288,7 @@ def parse_request(body: Any, default_model: str, signer: Signer, store: Response
     opts.logprobs = "message.output_text.logprobs" in include
     top = optional_int(body, "top_logprobs", minimum=0, maximum=20) or 0
 
-    conversation = conversation_turns(body, opts, signer, store)
+    conversation = conversation_turns(body, opts, signer, store, recent)
     instructions = body.get("instructions")
     require(instructions is None or isinstance(instructions, str), "instructions must be a string", "instructions")
     messages = ([{"role": "system", "content": instructions}] if instructions else []) + conversation
@@ -290,17 +308,20 @@ def parse_request(body: Any, default_model: str, signer: Signer, store: Response
     return request, opts
 
 
-def conversation_turns(body: dict[str, Any], opts: ResponsesOptions, signer: Signer,
-                       store: ResponseStore | None) -> list[dict]:
-    """The stored conversation ``previous_response_id`` continues, then the turns ``input``
-    adds (kept in ``opts.new_messages``), as chat messages; no ``instructions``."""
+def conversation_turns(body: dict[str, Any], opts: ResponsesOptions, signer: Signer, store: ResponseStore | None,
+                       recent: Mapping[str, list[dict]] | None = None) -> list[dict]:
+    """The conversation ``previous_response_id`` continues (from ``recent``, a WebSocket's
+    connection-local state, else the store), then the turns ``input`` adds (kept in
+    ``opts.new_messages``), as chat messages; no ``instructions``."""
     previous = body.get("previous_response_id")
     require(previous is None or isinstance(previous, str), "previous_response_id must be a string",
             "previous_response_id")
-    history = _history(previous, store)
+    history = (recent[previous] if recent is not None and previous is not None and previous in recent
+               else _history(previous, store))
     opts.previous_response_id = previous
-    opts.new_messages = _input_turns(body.get("input"), previous, opts, signer, store)
-    return history + opts.new_messages
+    opts.new_messages = _input_turns(body.get("input"), previous, opts, signer, store, history)
+    opts.conversation = history + opts.new_messages
+    return opts.conversation
 
 
 def _parser_request(body: dict[str, Any], functions: list[dict[str, Any]], opts: ResponsesOptions,
@@ -346,9 +367,9 @@ def _history(previous: str | None, store: ResponseStore | None) -> list[dict]:
 
 
 def _input_turns(raw_input: Any, previous: str | None, opts: ResponsesOptions, signer: Signer,
-                 store: ResponseStore | None) -> list[dict]:
+                 store: ResponseStore | None, history: list[dict]) -> list[dict]:
     """The new turns the request's ``input`` adds, as chat messages."""
-    turns = _Turns()
+    turns = _Turns(history)
     if isinstance(raw_input, str):
         turns.add({"role": "user", "content": raw_input})
     else:

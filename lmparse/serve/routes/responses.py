@@ -1,14 +1,17 @@
 """OpenAI ``POST /v1/responses``, ``POST /v1/responses/compact`` and the stored responses,
-``GET`` / ``DELETE /v1/responses/{id}`` (``lmparse.serve.responses`` converts, answers and stores).
+``GET`` / ``DELETE /v1/responses/{id}`` (``lmparse.serve.responses`` converts, answers and stores);
+the same API over a WebSocket at ``/v1/responses`` (``responses_ws``).
 
 A stream is written in OpenAI's dialect unless the server's default (``--responses-dialect``)
 or the request's ``x-lmparse-responses-dialect`` header names the Open Responses one."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from .. import responses
 from ..responses.compact import compact
@@ -16,17 +19,18 @@ from ..errors import RequestError
 from ..signing import Signer
 from ..transport import EventStream, json_response
 from .generation import Generating
+from .responses_ws import responses_dialect, websocket_route
 
 __all__ = ["routes"]
 
 
 def routes(generating: Generating, signer: Signer, store: responses.ResponseStore | None,
-           dialect: str = "openai") -> list[Route]:
+           dialect: str = "openai", cors_origins: Sequence[str] | None = None) -> list[BaseRoute]:
     edge = generating.edge
 
     async def create(request: Request) -> Response | EventStream:
         try:
-            chosen = _dialect(request, dialect)
+            chosen = responses_dialect(request.headers.get(responses.DIALECT_HEADER), dialect)
         except RequestError as exc:
             return edge.failed(request, "responses", exc)
         return await generating(request, "responses", responses, lambda body, binding: responses.parse_request(
@@ -64,17 +68,8 @@ def routes(generating: Generating, signer: Signer, store: responses.ResponseStor
         return json_response({"id": response_id, "object": "response.deleted", "deleted": True})
 
     return [Route("/v1/responses", create, methods=["POST"]),
+            websocket_route(generating, signer, store, dialect, cors_origins),
             Route("/v1/responses/compact", compaction, methods=["POST"]),
             Route("/v1/responses/{response_id}", get, methods=["GET"]),
             Route("/v1/responses/{response_id}", delete, methods=["DELETE"])]
 
-
-def _dialect(request: Request, default: str) -> str:
-    value = request.headers.get(responses.DIALECT_HEADER)
-    if value is None:
-        return default
-    value = value.strip().lower()
-    if value not in responses.DIALECTS:
-        raise RequestError(f"header {responses.DIALECT_HEADER} must be one of {', '.join(responses.DIALECTS)}",
-                           responses.DIALECT_HEADER)
-    return value
