@@ -12,7 +12,7 @@ The server runs the qwen3 family (it reasons, so reasoning events are exercised)
 ``EXPECTED_FAILURES``: tests that need a trained model (docs/responses-api.md says why).
 Without the runner's copy it says so and exits 0 (nothing to run), or 1 with ``--require``.
 
-    python scripts/openresponses_conformance.py [--require] [--table] [--filter ID,ID]
+    python scripts/openresponses_conformance.py [--require] [--table] [--filter ID,ID] [--dialect openai]
 """
 
 from __future__ import annotations
@@ -115,11 +115,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(log: tempfile._TemporaryFileWrapper) -> tuple[subprocess.Popen, str]:
+def start_server(log: tempfile._TemporaryFileWrapper, dialect: str) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     cmd = [sys.executable, "-m", "lmparse.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--quiet",
            "--log-level", "warning", "--family", FAMILY, "--token-rate", "0", "--api-key", API_KEY,
-           "--responses-dialect", "openresponses"]
+           "--responses-dialect", dialect]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -170,6 +170,8 @@ def main() -> int:
     ap.add_argument("--require", action="store_true", help="fail (not skip) when the runner's copy is absent")
     ap.add_argument("--table", action="store_true", help="print the result table as Markdown")
     ap.add_argument("--filter", help="only these test ids (comma-separated)")
+    ap.add_argument("--dialect", default="openresponses", choices=("openresponses", "openai"),
+                    help="the server's --responses-dialect (openai: to see what OpenAI's event names fail)")
     args = ap.parse_args()
     source = runner_source()
     if source is None:
@@ -179,7 +181,7 @@ def main() -> int:
     bun_exe = bun()
     runner = prepare_runner(source, bun_exe)
     with tempfile.TemporaryFile(mode="w+") as log:
-        proc, url = start_server(log)
+        proc, url = start_server(log, args.dialect)
         try:
             report = run_suite(bun_exe, runner, url, args.filter)
         finally:
