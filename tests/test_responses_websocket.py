@@ -30,7 +30,7 @@ TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
 @pytest.fixture(scope="module")
 def server():
-    live = LiveServer(["--family", "qwen3", "--token-rate", "0", "--api-key", KEY])
+    live = LiveServer(["--family", "qwen3", "--token-rate", "0", "--api-key", KEY, "--log-level", "info"])
     yield live
     live.stop()
 
@@ -190,3 +190,12 @@ def test_http_output_without_its_call_is_a_400_naming_it(server):
     r = httpx.post(server.url + "/v1/responses", headers={"Authorization": f"Bearer {KEY}"}, timeout=30, json={
         "model": "qwen3", "input": [{"type": "function_call_output", "call_id": "call_x", "output": "?"}]})
     assert r.status_code == 400 and r.json()["error"]["param"] == "input[0].call_id"
+
+
+def test_each_turn_gets_an_access_line(server):
+    with connect(server) as ws:
+        final(turn(ws, input="logged turn"))
+        error(turn(ws, input="x", previous_response_id="resp_gone"))
+    log = server.log_text()
+    assert "WS /v1/responses 200 " in log and "prompt_tokens=" in log.split("WS /v1/responses 200 ", 1)[1]
+    assert "WS /v1/responses 400 " in log and "not found" in log.split("WS /v1/responses 400 ", 1)[1]

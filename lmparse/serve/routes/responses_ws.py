@@ -34,7 +34,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .. import responses
 from ..errors import RequestError, public
-from ..logs import new_request_id
+from ..logs import RequestLog, access_line, new_request_id
 from ..signing import Signer
 from .generation import Generating
 
@@ -81,26 +81,38 @@ class _Connection:
         self.recent: dict[str, list[dict]] = {}  # response id -> its whole conversation (one entry)
 
     async def turn(self, text: str) -> None:
-        request_id, previous = new_request_id(), None
+        """One ``response.create`` message answered, and its access line (``WS /v1/responses``)."""
+        record, started, status = RequestLog(new_request_id()), time.perf_counter(), 499
+        try:
+            status = await self._answer(text, record)
+        except (WebSocketDisconnect, OSError):
+            record.reason = "the client went away"
+            raise
+        finally:
+            access_line("WS", "/v1/responses", record, status, time.perf_counter() - started)
+
+    async def _answer(self, text: str, record: RequestLog) -> int:
+        """The turn's status: 200, or a failure's, sent as an error envelope."""
+        previous = None
         try:
             body = _turn_body(text)
             previous = body.get("previous_response_id")
-            await self._generate(body, request_id)
-            return
+            await self._generate(body, record)
+            return 200
         except RequestError as exc:
             error = exc
         except (WebSocketDisconnect, OSError):
             raise
         except Exception as exc:
-            logger.exception("websocket turn %s: generation failed", request_id)
+            logger.exception("websocket turn %s: generation failed", record.request_id)
             error = RequestError(f"generation failed: {exc}", status=500, kind="server_error")
-        if error.status >= 500:
-            logger.warning("websocket turn %s: %s", request_id, error.message)
+        record.reason = error.message
         if isinstance(previous, str):
             self.recent.pop(previous, None)  # a failed continuation forgets what it continued
-        await self.socket.send_text(_envelope(public(error, request_id)))
+        await self.socket.send_text(_envelope(public(error, record.request_id)))
+        return error.status
 
-    async def _generate(self, body: dict[str, Any], request_id: str) -> None:
+    async def _generate(self, body: dict[str, Any], record: RequestLog) -> None:
         service = self.service
         refused = service.admit()
         if refused is not None:
@@ -108,6 +120,8 @@ class _Connection:
         generation = None
         try:
             binding = service.binding(body.get("model"))
+            record.family = binding.family.name
+            record.model = body["model"] if isinstance(body.get("model"), str) else binding.name
 
             def parse(body: Any, binding: Any) -> Any:
                 return responses.parse_request(body, binding.name, self.signer, self.store, self.dialect, self.recent)
@@ -115,7 +129,7 @@ class _Connection:
             generation = await service.offload(service.prepare, "responses", parse, body, binding)
             await generation.stream.open()
             opts = generation.options
-            runner = service.run(generation, "responses", request_id)
+            runner = record.runner = service.run(generation, "responses", record.request_id)
             try:
                 builder = responses.ResponseBuilder(opts, emit=True)
                 async with aclosing(responses.response_events(runner, opts, builder)) as batches:
