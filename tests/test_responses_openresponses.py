@@ -111,6 +111,17 @@ def test_function_tools_come_back_with_strict_description_and_parameters(server)
     assert marked == strict
 
 
+def test_json_schema_format_comes_back_with_description_and_strict(server):
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    body = post(server, {"input": "city=Paris", "text": {"format": {"type": "json_schema", "name": "c",
+                                                                    "schema": schema}}}).json()
+    assert body["text"]["format"] == {"type": "json_schema", "name": "c", "schema": schema, "description": None,
+                                      "strict": False}
+    assert json.loads(body["output"][-1]["content"][0]["text"])["city"] == "Paris"
+    sent = {"type": "json_schema", "name": "c", "schema": schema, "description": "A city", "strict": True}
+    assert post(server, {"input": "city=Paris", "text": {"format": sent}}).json()["text"]["format"] == sent
+
+
 def test_function_call_still_works_with_echoed_tools(server):
     body = post(server, {"input": "Call get_weather city=Lyon", "tools": [WEATHER]}).json()
     calls = [item for item in body["output"] if item["type"] == "function_call"]

@@ -391,6 +391,18 @@ def _echoed_tools(raw: Any) -> list[dict]:
     return echoed
 
 
+def _echoed_text(text: dict | None) -> dict:
+    """``text`` as the response repeats it: a ``json_schema`` format always has ``description``
+    (null if not sent) and ``strict`` (false if not sent, OpenAI's default)."""
+    if not text:
+        return {"format": {"type": "text"}}
+    fmt = text.get("format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        fmt = {**fmt, "description": fmt.get("description"), "strict": fmt.get("strict") is True}
+        return {**text, "format": fmt}
+    return text
+
+
 def _echo(body: dict[str, Any], request: GenerationRequest, opts: ResponsesOptions, effort: str | None, top: int,
           metadata: dict[str, Any]) -> dict[str, Any]:
     """The request's settings as the response object repeats them.  Sampling fields a request
@@ -400,7 +412,7 @@ def _echo(body: dict[str, Any], request: GenerationRequest, opts: ResponsesOptio
         "parallel_tool_calls": request.parallel_tool_calls, "previous_response_id": opts.previous_response_id,
         "reasoning": {"effort": effort, "summary": (body.get("reasoning") or {}).get("summary")},
         "store": opts.store is not None, "temperature": _number(body, "temperature", 1.0),
-        "text": body.get("text") or {"format": {"type": "text"}}, "tool_choice": body.get("tool_choice") or "auto",
+        "text": _echoed_text(body.get("text")), "tool_choice": body.get("tool_choice") or "auto",
         "tools": _echoed_tools(body.get("tools")), "top_p": _number(body, "top_p", 1.0),
         "presence_penalty": _number(body, "presence_penalty", 0.0),
         "frequency_penalty": _number(body, "frequency_penalty", 0.0), "top_logprobs": top,
