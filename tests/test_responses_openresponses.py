@@ -269,3 +269,14 @@ def test_non_streamed_response_is_the_same_in_either_dialect(server):
     spec = post(server, {"input": "hello"}, headers={HEADER: "openresponses"}).json()
     assert [i["type"] for i in plain["output"]] == [i["type"] for i in spec["output"]]
     assert plain["output"][-1]["content"] == spec["output"][-1]["content"]
+
+
+def test_a_window_opens_only_under_its_key_and_only_as_a_window():
+    from lmparse.serve.signing import Signer
+
+    text = json.dumps([{"role": "user", "content": "Tuesday"}])
+    blob = Signer("key-a").seal_window(text)
+    assert Signer("key-a").open_window(blob) == text
+    assert Signer("key-b").open_window(blob) is None
+    assert Signer("key-a").open_reasoning(blob) is None  # a window is no reasoning blob
+    assert Signer("key-a").open_window(Signer("key-a").seal_reasoning(text)) is None  # nor the reverse

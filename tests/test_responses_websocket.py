@@ -199,3 +199,24 @@ def test_each_turn_gets_an_access_line(server):
     log = server.log_text()
     assert "WS /v1/responses 200 " in log and "prompt_tokens=" in log.split("WS /v1/responses 200 ", 1)[1]
     assert "WS /v1/responses 400 " in log and "not found" in log.split("WS /v1/responses 400 ", 1)[1]
+
+
+def test_a_connection_ends_at_its_time_limit(monkeypatch):
+    """In process (the limit is an hour): with the limit at 0.3 s, a socket left idle gets the
+    spec's websocket_connection_limit_reached envelope, then is closed."""
+    from starlette.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
+
+    from lmparse.serve.app import create_app, simulated_binding
+    from lmparse.serve.routes import responses_ws
+
+    monkeypatch.setattr(responses_ws, "CONNECTION_SECONDS", 0.3)
+    app = create_app([simulated_binding(get_family("qwen3"))])
+    with TestClient(app) as client, client.websocket_connect("/v1/responses") as ws:
+        ws.send_text(json.dumps({"type": "response.create", "model": "qwen3", "input": "hello"}))
+        while ws.receive_json()["type"] != "response.completed":
+            pass
+        envelope = ws.receive_json()
+        assert envelope["type"] == "error" and envelope["error"]["code"] == "websocket_connection_limit_reached"
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_json()
