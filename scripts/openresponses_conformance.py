@@ -31,7 +31,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = Path(os.environ.get("LMPARSE_CACHE", Path.home() / ".cache" / "lmparse")) / "conformance"
+CACHE = Path(os.environ.get("LMPARSE_CONFORMANCE_CACHE", Path.home() / ".cache" / "lmparse" / "conformance"))
 BUN_VERSION = "1.4.5"
 FAMILY = "qwen3"
 API_KEY = "sk-conformance"
