@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from ..markers import WHITESPACE, MarkerSet
 from ..schema import Kinds, convert_value, declared_type, streams_as_string, value_types
@@ -31,10 +31,12 @@ class Typed(NamedTuple):
 
 
 # How a value is carried into the arguments object.
-_STREAM, _BUFFER, _JSON = range(3)
+_STREAM: Final = 0
+_BUFFER: Final = 1
+_JSON: Final = 2
 
 # How far past an enclosing close tag met inside a value the value's own close tag is looked for.
-_LOOKAHEAD = 256
+_LOOKAHEAD: Final = 256
 
 
 def argument_items(arguments: str) -> list[tuple[str, str]]:
