@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import os
 import re
+from typing import Final
 from collections.abc import Iterable
 
 __all__ = ["MarkerSet", "held_prefix_start", "skip_ws", "WHITESPACE"]
 
-WHITESPACE = " \t\r\n"
+WHITESPACE: Final = " \t\r\n"
 
 
 def held_prefix_start(text: str, marker: str, start: int = 0) -> int:

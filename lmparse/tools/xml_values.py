@@ -13,7 +13,7 @@ converted then (``convert_value``); a value declared JSON is forwarded verbatim.
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring, encode_basestring_ascii
+from json import encoder as _encoder
 from typing import Any, Final, NamedTuple
 
 from ..markers import WHITESPACE, MarkerSet
@@ -22,6 +22,10 @@ from .calls import CallEmitter, Events
 from .json_scanner import JsonValueScanner
 
 __all__ = ["XmlValueReader", "Typed", "convert_value", "argument_items", "json_string_body"]
+
+# The C encoders, as Final names (mypyc reads them without a globals lookup per call).
+_ENCODE: Final = _encoder.encode_basestring
+_ENCODE_ASCII: Final = _encoder.encode_basestring_ascii
 
 class Typed(NamedTuple):
     """A value whose type the call syntax writes (K2 Horizon's ``<ifm|arg_type>``): converted
@@ -53,8 +57,8 @@ def json_string_body(text: str) -> str:
     ASCII text takes CPython's ASCII encoder, the same bytes about four times faster; DEL
     (which only that one escapes) keeps the general encoder."""
     if text.isascii() and "\x7f" not in text:
-        return encode_basestring_ascii(text)[1:-1]
-    return encode_basestring(text)[1:-1]
+        return _ENCODE_ASCII(text)[1:-1]
+    return _ENCODE(text)[1:-1]
 
 
 def _value_stop(text: str, pos: int, final: bool, stops: MarkerSet, close: str, parameter_open: str
@@ -151,7 +155,7 @@ class XmlValueReader:
         self.lane = None
         if declared == "arguments" or self._whole:
             return self._open_whole()
-        head = ("{" if not self._args_open else ", ") + encode_basestring(key) + ": "
+        head = ("{" if not self._args_open else ", ") + _ENCODE(key) + ": "
         self._args_open = True
         self._either = False
         if declared == "json":
