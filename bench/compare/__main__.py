@@ -18,6 +18,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from lmparse._core import core
+
 from ..page import IMAGES, PAGE
 from .cases import COMPLETE, Chunking
 from .client import Worker, peer_python, unavailable
@@ -104,7 +106,8 @@ def _measure(args: argparse.Namespace, argv: Sequence[str] | None) -> dict:
     result = {"machine": machine(), "plan": {"sizes": plan.sizes, "chunks": plan.chunks, "pairs": plan.pairs,
                                              "limit_s": plan.limit, "min_sample_s": plan.min_sample},
               "command": "python -m bench.compare " + " ".join(sys.argv[1:] if argv is None else argv),
-              "impls": impls, "missing": missing, "rows": rows, "elapsed_s": time.perf_counter() - started}
+              "impls": impls, "core": core(), "missing": missing, "rows": rows,
+              "elapsed_s": time.perf_counter() - started}
     if args.json:  # first: the numbers survive whatever happens to the report
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return result
