@@ -58,6 +58,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--write-docs", action="store_true", help="write docs/benchmarks.md sections and the plots")
     parser.add_argument("--section", metavar="NAME",
                         help="with --write-docs: a partial run into section NAME alone (plots NAME-*.png)")
+    parser.add_argument("--title", help="with --section: the section's heading (default: its formats and peers)")
     parser.add_argument("--page", type=Path, default=PAGE, help=argparse.SUPPRESS)
     parser.add_argument("--images", type=Path, default=IMAGES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -124,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(render_console(result))
     if args.write_docs:
-        write_docs(result, args.page, args.images, args.section)
+        write_docs(result, args.page, args.images, args.section, args.title)
     wrong_ours = [r for r in rows if r["peer"] == "lmparse" and r["status"] != "ok"]
     return 1 if wrong_ours else 0
 

@@ -241,7 +241,7 @@ def render_console(result: dict) -> str:
     return summary_markdown(result) + "\n\n" + peers_markdown(result, [])
 
 
-def write_docs(result: dict, page: Path, images: Path, section: str | None = None) -> None:
+def write_docs(result: dict, page: Path, images: Path, section: str | None = None, title: str | None = None) -> None:
     """The ``summary`` and ``peers`` sections and their plots; with ``section``, a run of its own
     (some formats or peers) in that section alone, plots named after it, the full run's untouched."""
     from .plots import plot_all
@@ -252,8 +252,8 @@ def write_docs(result: dict, page: Path, images: Path, section: str | None = Non
     if section:
         formats = ", ".join(dict.fromkeys(r["format"] for r in result["rows"]))
         peers = ", ".join(NAMES[p] for p in _peers_in(result))
-        title = f"### {formats} beside {peers}: a run of its own"
-        write_section(section, peers_markdown(result, relative, title) + "\n\n" + summary_markdown(result), page)
+        heading = f"### {title}" if title else f"### {formats} beside {peers}: a run of its own"
+        write_section(section, peers_markdown(result, relative, heading) + "\n\n" + summary_markdown(result), page)
         return
     write_section("summary", summary_markdown(result), page)
     write_section("peers", peers_markdown(result, relative), page)
