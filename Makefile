@@ -40,9 +40,9 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# Real agent clients (Claude Code, Codex, Qwen Code, opencode from npm; llm from PyPI), pinned in
-# tests/agents/ and installed once under ~/.cache/lmparse/agents, each run against `lmparse serve`
-# with a private HOME.
+# Real agent clients (Claude Code, Codex, Qwen Code, opencode, Kilo CLI, Cline CLI, Continue CLI from
+# npm; llm and aider from PyPI), pinned with hashes in tests/agents/ and installed once under
+# ~/.cache/lmparse/agents (about 2.5 minutes cold), each run against `lmparse serve` with a private HOME.
 test-agents: venv testdata
 	LMPARSE_AGENTS_BIN="$$(scripts/setup_agents.sh)" $(PYTHON) -m pytest -q tests/agents
 
