@@ -47,9 +47,9 @@ lint: venv
 test-conformance: venv
 	$(PYTHON) scripts/openresponses_conformance.py
 
-# Real agent clients (Claude Code, Codex, Qwen Code, opencode from npm; llm from PyPI), pinned in
-# tests/agents/ and installed once under ~/.cache/lmparse/agents, each run against `lmparse serve`
-# with a private HOME.
+# Real agent clients (Claude Code, Codex, Qwen Code, opencode, Kilo CLI, Cline CLI, Continue CLI from
+# npm; llm and aider from PyPI), pinned with hashes in tests/agents/ and installed once under
+# ~/.cache/lmparse/agents (about 2.5 minutes cold), each run against `lmparse serve` with a private HOME.
 test-agents: venv testdata
 	LMPARSE_AGENTS_BIN="$$(scripts/setup_agents.sh)" $(PYTHON) -m pytest -q tests/agents
 

@@ -64,7 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upstream-max-tokens", type=int, metavar="N",
                    help="max tokens asked of the engine when a request sets none (default 4096)")
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
-                   help="OpenAI delta field for reasoning (default reasoning_content)")
+                   help="Chat Completions field for reasoning in replies (default reasoning_content; both "
+                        "names are read on input; docs/agents.md has which clients read which)")
     _add_limits(p)
     p.add_argument("--signing-key", default=os.environ.get("LMPARSE_SIGNING_KEY"),
                    help="key for thinking signatures and reasoning blobs (default $LMPARSE_SIGNING_KEY, else random "
