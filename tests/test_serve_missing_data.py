@@ -17,7 +17,7 @@ pytest.importorskip("starlette")
 from lmparse.cli import main  # noqa: E402
 from lmparse.serve.app import simulated_binding  # noqa: E402
 from lmparse.serve.families import FAMILIES, missing_data  # noqa: E402
-from tests.support.tokenizers import testdata_dir  # noqa: E402
+from tests.support.tokenizers import testdata_dir as real_data_dir  # noqa: E402
 
 GEMMA_TEMPLATE = "templates/google-gemma-4-31B-it.jinja"
 KIMI_TEMPLATE = "templates/Kimi-K3.jinja"
@@ -25,7 +25,7 @@ KIMI_TEMPLATE = "templates/Kimi-K3.jinja"
 
 def linked(tmp_path, *paths: str):
     """A data directory holding links to ``paths`` of the real test data (skip without them)."""
-    real = testdata_dir()
+    real = real_data_dir()
     if real is None or not all((real / p).exists() for p in paths):
         pytest.skip(f"needs {', '.join(paths)} in the tokenizer test data (run `make testdata`)")
     root = tmp_path / "data"
