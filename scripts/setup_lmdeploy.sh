@@ -3,7 +3,7 @@
 # ~/.cache/lmparse/engines/lmdeploy-<version>; print its python on stdout (the only stdout line).
 #
 # LMDeploy pins a CUDA torch (<=2.12.1) and CUDA kernels (triton, tilelang, nvidia-*). On a CPU
-# machine: the CPU torch 2.13.0 first, then LMDeploy with --no-deps, then the pure-Python
+# machine: the CPU torch 2.13.0+cpu first (install_torch_cpu.sh), then LMDeploy with --no-deps, then the pure-Python
 # packages its CLI, serving layer and parsers import, under a constraint keeping torch at
 # 2.13.0; torchvision stays out (PyPI's build does not load beside the CPU torch), and so do
 # ray, rdkit and the GPU kernels (nothing on the CPU path imports them). Last, lmparse itself
@@ -30,14 +30,14 @@ pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
 constraint="$venv/lmparse-constraints.txt"
 
 finish() {  # the pure-Python requirements and lmparse itself, into a venv that has torch and lmdeploy
-    echo "torch==$torch_version" > "$constraint"
+    echo "torch==$torch_version+cpu" > "$constraint"
     "${pip[@]}" -c "$constraint" "${reqs[@]}" >&2
     "${pip[@]}" --no-deps -e "$root" >&2
     echo "$key" > "$venv/.lmparse-ready"
 }
 
 ready() {
-    [ -x "$py" ] && "$py" -c "import lmdeploy.cli, lmparse, torch; assert torch.__version__.startswith('$torch_version')" 2>/dev/null
+    [ -x "$py" ] && "$py" -c "import lmdeploy.cli, lmparse, torch; assert torch.__version__ == '$torch_version+cpu'" 2>/dev/null
 }
 if ready; then
     # Another checkout or changed pins: top the venv up instead of rebuilding it.
@@ -56,7 +56,7 @@ python3 -m venv --help >/dev/null 2>&1 || {
 rm -rf "$venv"
 mkdir -p "$(dirname "$venv")"
 python3 -m venv "$venv"
-"${pip[@]}" "torch==$torch_version" >&2
+TORCH_VERSION="$torch_version" "$root/scripts/install_torch_cpu.sh" "$py"
 "${pip[@]}" --no-deps "lmdeploy==$version" >&2
 finish
 ready || { echo "setup_lmdeploy: the venv at $venv does not import lmdeploy.cli" >&2; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the SGLang venv `make test-integrations` runs tests/integrations/sglang in, once, under
 # ~/.cache/lmparse/engines/sglang-<version>, and print its python's path.
-# SGLang pins a CUDA torch; on a CPU machine: the CPU torch 2.13.0 first, SGLang with --no-deps,
+# SGLang pins a CUDA torch; on a CPU machine: the CPU torch 2.13.0+cpu first (install_torch_cpu.sh), SGLang with --no-deps,
 # then only the pure-Python packages its plugin loader, function-call and reasoning parsers,
 # server_args, launch_server and serving_chat import, under a constraint keeping torch at 2.13.0.
 # torchvision stays out: PyPI's build does not load beside the CPU torch (the tests hide it).
@@ -23,10 +23,10 @@ if [ ! -x "$py" ] || [ ! -f "$dir/.engine-ok" ]; then
     rm -rf "$dir"
     python3 -m venv "$dir"
     pip=("$py" -m pip install --quiet --disable-pip-version-check)
-    "${pip[@]}" "torch==$torch_version" >&2
+    TORCH_VERSION="$torch_version" "$root/scripts/install_torch_cpu.sh" "$py"
     "${pip[@]}" --no-deps "sglang==$version" >&2
     constraint="$dir/constraint.txt"
-    printf 'torch==%s\n' "$torch_version" > "$constraint"
+    printf 'torch==%s+cpu\n' "$torch_version" > "$constraint"
     # Versions as SGLang 0.5.23's Requires-Dist pins them, where it pins them. triton, IPython,
     # dill, gguf, compressed-tensors, jsonschema and xgrammar are imported at module level on
     # the way to serving_chat; xgrammar also builds SGLang's own in-tree structural tags.
@@ -39,7 +39,7 @@ if [ ! -x "$py" ] || [ ! -f "$dir/.engine-ok" ]; then
         "triton==3.9.0" IPython dill gguf "compressed-tensors==0.18.0" jsonschema "xgrammar==0.2.7" \
         pytest >&2
     "$py" -m pip uninstall --quiet -y torchvision >/dev/null 2>&1 || true
-    "$py" -c "import torch; assert torch.__version__.startswith('$torch_version'), torch.__version__" >&2
+    "$py" -c "import torch; assert torch.__version__ == '$torch_version+cpu', torch.__version__" >&2
     touch "$dir/.engine-ok"
 fi
 if [ "$(cat "$dir/.lmparse-stamp" 2>/dev/null)" != "$stamp" ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build the vLLM venv `tests/integrations/vllm` runs in, once, under
 # ~/.cache/lmparse/engines/vllm-<version>, and print its python on stdout.
-# vLLM pins a CUDA torch, so on a CPU machine: the CPU torch 2.13.0 first (pip finds it on this
-# machine's disk), then vLLM with --no-deps, then its pure-Python requirements under a constraint that
+# vLLM pins a CUDA torch, so on a CPU machine: the CPU torch 2.13.0+cpu first (install_torch_cpu.sh:
+# pip's configured sources, else PyTorch's CPU index), then vLLM with --no-deps, then its pure-Python requirements under a constraint that
 # keeps torch at 2.13.0 (the CUDA kernel packages and torchvision/torchaudio/torchcodec left out:
 # PyPI's torchvision does not load beside the CPU torch), then lmparse itself editable and --no-deps,
 # so its `vllm.general_plugins` entry point is real there. A second run only re-links lmparse when
@@ -33,8 +33,8 @@ rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
 python3 -m venv "$dir"
 pins="$dir/torch-pin.txt"
-printf 'torch==2.13.0\n' > "$pins"
-"$py" -m pip install "${quiet[@]}" torch==2.13.0 >&2
+printf 'torch==2.13.0+cpu\n' > "$pins"
+"$root/scripts/install_torch_cpu.sh" "$py"
 "$py" -m pip install "${quiet[@]}" --no-deps "vllm==$version" >&2
 # vLLM's own Requires-Dist, markers evaluated for this interpreter, minus torch's siblings and the
 # CUDA-only kernel packages.

@@ -12,10 +12,16 @@ try:
 except ImportError:  # the engine venvs (tests/integrations) run without the dev extra
     settings = None
 
+# "repeatable" also reads no example database: a local .hypothesis/ left by `make fuzz` would
+# otherwise replay its finds first, and two machines would run different examples.
+HYPOTHESIS_PROFILES = ("repeatable", "explore")
+HYPOTHESIS_PROFILE = os.environ.get("LMPARSE_HYPOTHESIS_PROFILE", "repeatable")
+if HYPOTHESIS_PROFILE not in HYPOTHESIS_PROFILES:
+    raise RuntimeError(f"LMPARSE_HYPOTHESIS_PROFILE={HYPOTHESIS_PROFILE!r}: use one of {', '.join(HYPOTHESIS_PROFILES)}")
 if settings is not None:
-    settings.register_profile("repeatable", derandomize=True, print_blob=True)
+    settings.register_profile("repeatable", derandomize=True, database=None, print_blob=True)
     settings.register_profile("explore", derandomize=False, print_blob=True)
-    settings.load_profile(os.environ.get("LMPARSE_HYPOTHESIS_PROFILE", "repeatable"))
+    settings.load_profile(HYPOTHESIS_PROFILE)
 
 # ``make test`` runs the suite twice: every test on the pure core (LMPARSE_PURE=1, the
 # reference), then the parser suites on the compiled one (LMPARSE_CORE_EXPECTED=compiled), where
@@ -24,6 +30,15 @@ if settings is not None:
 EXPECTED_CORE = os.environ.get("LMPARSE_CORE_EXPECTED", "")
 if EXPECTED_CORE:
     collect_ignore_glob = ["test_serve*", "test_bench*", "test_upstream*", "agents/*", "engines/*", "integrations/*"]
+
+
+def pytest_report_header(config):  # noqa: ARG001
+    if settings is None:
+        return None
+    if settings.default.derandomize:
+        return (f"lmparse: hypothesis profile {HYPOTHESIS_PROFILE} (derandomized: the same examples every run; "
+                "`make fuzz` explores)")
+    return f"lmparse: hypothesis profile {HYPOTHESIS_PROFILE} (fresh random examples; --hypothesis-seed to replay a run)"
 
 
 def pytest_configure(config):

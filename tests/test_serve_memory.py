@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
+import os
 import random
 import tracemalloc
 
@@ -34,6 +35,8 @@ from lmparse.serve.runner import ChatRunner  # noqa: E402
 from lmparse.serve.signing import Signer  # noqa: E402
 from lmparse.serve.tokenizer import RealTokenizer, load_tokenizer  # noqa: E402
 from lmparse.request import ParserRequest  # noqa: E402
+
+from .support.server import LiveServer  # noqa: E402
 
 WINDOW = 4096  # lmparse.serve.tokenizer.WINDOW: characters tokenized at a time
 SENTENCE = "the quick brown fox jumps over the lazy dog, twice: "  # 52 characters
@@ -194,3 +197,67 @@ def test_stop_and_max_tokens_cut_a_long_streamed_reply_as_the_whole_reply_would(
     text, ids, finish, stop = engine_reply(binding, words, max_tokens=len(steps) - 3)
     assert (ids, finish, stop) == ([s[1] for s in steps[:-3]], "length", None)
     assert text == "".join(s[0] for s in steps[:-3])
+
+
+# ---- through the real server: peak RSS of the process, which the tokenizers library's own
+# (Rust) allocations count in; tracemalloc sees only Python's.
+
+
+def _rss_kb(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of ``pid`` in kB: the resident size now, and its peak since the last reset."""
+    fields = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status", encoding="ascii"))
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+def echo_peak_kb(chars: int) -> tuple[int, int]:
+    """A fresh ``lmparse serve --family qwen3`` answers one streamed request whose message (and so
+    its echoed answer) is ``chars`` long: how far the server's peak RSS rose above its RSS
+    before the request (after a small request warmed it), and the answer's streamed bytes."""
+    import httpx
+
+    server = LiveServer(["--family", "qwen3", "--token-rate", "0"])
+    try:
+        pid = server.proc.pid
+        url = server.url + "/v1/chat/completions"
+
+        def stream(content: str) -> int:
+            body = {"model": "qwen3", "stream": True, "messages": [{"role": "user", "content": content}]}
+            with httpx.stream("POST", url, json=body, timeout=120) as response:
+                assert response.status_code == 200
+                return sum(len(chunk) for chunk in response.iter_bytes())
+
+        stream("hello there")
+        with open(f"/proc/{pid}/clear_refs", "w", encoding="ascii") as f:
+            f.write("5")  # VmHWM := VmRSS
+        before, _ = _rss_kb(pid)
+        sent = stream((SENTENCE * (chars // len(SENTENCE) + 1))[:chars])
+        _, peak = _rss_kb(pid)
+        return peak - before, sent
+    finally:
+        server.stop()
+
+
+def test_the_server_echoing_a_four_times_longer_answer_needs_less_than_twice_the_memory():
+    """A 512 KB echo once raised the server's peak RSS by 95 MB (25 MB for 128 KB): the
+    prompt's token count encoded the whole prompt at once inside the tokenizers library.  Counted
+    a window at a time, what grows with the message is only its few copies (the body, the
+    prompt, the echo's words)."""
+    if not load_tokenizer("qwen3", "qwen3").real or not os.path.exists("/proc/self/clear_refs"):
+        pytest.skip("needs the qwen3 tokenizer test data and Linux's /proc/PID/clear_refs")
+    small, small_sent = echo_peak_kb(128 << 10)
+    large, large_sent = echo_peak_kb(512 << 10)
+    assert large_sent > 3 * small_sent > 3 * (128 << 10)  # the answers really are that long
+    assert large < 2 * small, (small, large)
+    # Each further character of message costs a few bytes (its copies), not the ~180 one whole
+    # encoding of the prompt held.
+    assert large - small < 8 * (384 << 10) // 1024, (small, large)
+
+
+@pytest.mark.parametrize("family", [p for p in family_tokenizers() if FAMILIES[p.values[0]].tokenizer])
+def test_a_long_prompt_is_counted_as_one_whole_encoding_counts_it(family):
+    """RealTokenizer.count cuts a long text into windows: the count stays the whole encoding's."""
+    tok = binding_for(family).engine.tokenizer
+    if not isinstance(tok, RealTokenizer):
+        pytest.skip(f"{family}: pseudo-tokenizer (no test data)")
+    text = "<|im_start|>user\n" + mixed_text(6 * WINDOW) + "<|im_end|>\n"
+    assert tok.count(text) == len(tok._encode(text))

@@ -25,7 +25,7 @@ from ..response.template import ResponseTemplate
 from .engines.base import Engine
 from .engines.simulated import SimulatedEngine
 from .engines.special import family_markers as _family_markers
-from .families import Family, missing_parsers, needs_model_template
+from .families import GET_DATA, Family, missing_data, missing_parsers, needs_model_template
 from .model_dir import ModelFiles, load_model_dir
 from .models import is_pattern
 from .openai import REASONING_FIELDS
@@ -101,7 +101,14 @@ def simulated_binding(family: Family, token_rate: float = 0.0, reasoning_field: 
     if needs_model_template(family):
         raise ValueError(f"family {family.name} parses with the model's own response_template: serve it from a "
                          "real engine with --model DIR (the simulated engine has no checkpoint)")
-    template = load_template(testdata_dir(), family.template, family.tokenizer)
+    root = testdata_dir()
+    missing = missing_data(family, root)
+    if missing:
+        instead = [what for what, part in (("ChatML prompts", "(chat template)"), ("pseudo-tokens", "(tokenizer"))
+                   if any(part in m for m in missing)]
+        logger.warning("family %s: %s not in the tokenizer test data (%s): serving with %s instead; %s",
+                       family.name, ", ".join(missing), root or "none found", " and ".join(instead), GET_DATA)
+    template = load_template(root, family.template, family.tokenizer)
     family = resolve_auto(family, template)
     _require_parsers(family)
     tokenizer = load_tokenizer(family.tokenizer, family.name, _family_markers(family))

@@ -11,7 +11,9 @@ from .app import (DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_CONC
                   create_app, simulated_binding, upstream_binding)
 from .connections import (DEFAULT_MAX_HEADER_BYTES, DEFAULT_SHUTDOWN_GRACE, DEFAULT_TIMEOUT_HEADERS,
                           DEFAULT_TIMEOUT_KEEP_ALIVE, GracefulServer, head_timeout_protocol)
-from .families import DEFAULT_FAMILY, FAMILIES, get_family, missing_parsers, needs_model_template
+from .families import (DEFAULT_FAMILY, FAMILIES, GET_DATA, get_family, missing_data, missing_parsers,
+                       needs_model_template)
+from .tokenizer import testdata_dir
 from .guards import default_allowed_hosts
 from .logs import LOG_FORMATS
 from .logs import configure as configure_logging
@@ -194,10 +196,18 @@ def read_key_file(path: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if args.list_families:
+        root = testdata_dir()
         for f in FAMILIES.values():
-            missing = missing_parsers(f)
-            state = "ready" if not missing else "waiting for " + ", ".join(missing)
+            missing, lacking = missing_parsers(f), missing_data(f, root)
+            state = "ready"
+            if missing:
+                state = "waiting for " + ", ".join(missing)
+            elif lacking:
+                state = "not ready: no " + ", no ".join(lacking) + " in the test data"
             print(f"{f.name:14} {f.description}  [{state}]")
+        if any(missing_data(f, root) for f in FAMILIES.values()):
+            print(f"\nA family that is not ready serves ChatML prompts or pseudo-tokens on the simulated engine: "
+                  f"{GET_DATA} (test data: {root or 'none found'}).")
         return 0
     import uvicorn
 

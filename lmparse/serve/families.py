@@ -10,12 +10,14 @@ missing name, never half-served.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from .. import families as core
 from ..factory import template_mode
 from ..registry import ReasoningParserManager, ResponseParserManager, ToolParserManager
 
-__all__ = ["Family", "FAMILIES", "DEFAULT_FAMILY", "get_family", "missing_parsers", "needs_model_template"]
+__all__ = ["Family", "FAMILIES", "DEFAULT_FAMILY", "GET_DATA", "get_family", "missing_parsers", "missing_data",
+           "needs_model_template"]
 
 
 @dataclass(frozen=True)
@@ -70,3 +72,25 @@ def needs_model_template(family: Family) -> bool:
     """Whether the family's parser is built from the served model's own ``response_template``
     (``response-template``, ``beam``): it is served only with ``--model DIR``, never simulated."""
     return template_mode(family.response_parser) is not None
+
+
+# A tokenizer directory of the test data holds one of these (gpt-oss: openai-harmony's encoding);
+# lmparse.serve.tokenizer.load_tokenizer reads nothing else.
+_TOKENIZER_FILES = ("tokenizer.json.gz", "o200k_base.tiktoken")
+GET_DATA = "run `make testdata` (scripts/fetch_testdata.py) or set LMPARSE_TESTDATA to a directory that holds it"
+
+
+def missing_data(family: Family, root: Path | None) -> list[str]:
+    """What of the family's own chat template and tokenizer the tokenizer test data (``root``;
+    None: there is none) lacks, each as its path inside it and what it is.  Without the
+    template the simulated engine renders prompts as ChatML, without the tokenizer it streams
+    pseudo-tokens.  A family that declares neither uses those by design and lacks nothing."""
+    if needs_model_template(family):  # served from --model DIR only: the test data is not used
+        return []
+    missing = []
+    if family.template and (root is None or not (root / "templates" / family.template).is_file()):
+        missing.append(f"templates/{family.template} (chat template)")
+    if family.tokenizer and (root is None or not any((root / family.tokenizer / name).is_file()
+                                                     for name in _TOKENIZER_FILES)):
+        missing.append(f"{family.tokenizer}/ (tokenizer: {' or '.join(_TOKENIZER_FILES)})")
+    return missing

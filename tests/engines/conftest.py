@@ -26,11 +26,11 @@ import pytest
 from ..support.model_dir import shared_qwen3_model_dir
 from ..support.server import LiveServer, free_port, stop_process
 from ..support.suites import skip_folder_unless
+from ..support.tokenizers import testdata_dir
 from .forcing import Forced, force, qwen3_tokenizer
 from .gguf_model import IM_END_ID, write_qwen3_gguf
 
 LLAMA_SERVER = os.environ.get("LMPARSE_LLAMA_SERVER")
-TESTDATA = Path(os.environ.get("LMPARSE_TESTDATA", "")).expanduser()
 SLOT_CONTEXT = 1024  # per slot: -c 2048 -np 2
 TOOL_MARKERS = frozenset({"<tool_call>", "</tool_call>", "<think>", "</think>"})
 
@@ -133,9 +133,13 @@ def gateway_for(llama: LiveLlamaServer, *args: str) -> LiveServer:
 
 @pytest.fixture(scope="session")
 def testdata() -> Path:
-    if not (TESTDATA / "qwen3" / "tokenizer.json.gz").is_file():
-        pytest.fail(f"$LMPARSE_TESTDATA ({TESTDATA}) holds no qwen3 tokenizer; run `make testdata`")
-    return TESTDATA
+    """The tokenizer test data, found as every other test finds it: ``$LMPARSE_TESTDATA`` if
+    set, else the cache ``make testdata`` fills."""
+    root = testdata_dir()
+    if root is None or not (root / "qwen3" / "tokenizer.json.gz").is_file():
+        where = f"{root} holds" if root is not None else "there is"
+        pytest.fail(f"{where} no qwen3 tokenizer test data; run `make testdata` or set $LMPARSE_TESTDATA")
+    return root
 
 
 @pytest.fixture(scope="session")
