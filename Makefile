@@ -80,7 +80,7 @@ bench: venv testdata
 # reported as not installed). Writes the serving section of docs/benchmarks.md and its plot.
 bench-serving: venv testdata
 	$(PYTHON) -m pip install --quiet -e '.[bench]'
-	$(PYTHON) -m bench.serving
+	$(PYTHON) -m bench.serving --write-docs
 
 # Every peer's parsers beside lmparse's (python -m bench.compare): LMDeploy from bench/.peers (no torch),
 # vLLM and SGLang from their engine venvs (scripts/setup_vllm.sh, setup_sglang.sh: built once, CPU torch;
@@ -95,7 +95,7 @@ bench-peers: venv testdata
 	vllm="$$(scripts/setup_vllm.sh)" && sglang="$$(scripts/setup_sglang.sh)" && smg="$$(scripts/setup_rust_peer.sh)" && \
 		LMPARSE_BENCH_VLLM_PYTHON="$$vllm" LMPARSE_BENCH_SGLANG_PYTHON="$$sglang" LMPARSE_BENCH_SMG_DRIVER="$$smg" \
 		$(PYTHON) -m bench.compare --write-docs $(BENCH_PEERS_ARGS)
-	$(PYTHON) -m bench.serving
+	$(PYTHON) -m bench.serving --write-docs
 
 # lmparse serve under 200 concurrent streams, 2 000 disconnects, hostile requests and upstream faults
 # (reliability/); writes docs/reliability.md and fails if anything was lost. `make test` runs a reduced set.
