@@ -115,3 +115,32 @@ def test_python_block_runs(page, line, code, expected, request):
         assert _same_output(out.getvalue()) == _same_output(expected)
     elif "print(" in code:
         assert out.getvalue().strip()
+
+
+@pytest.mark.pure_only("it reads docstrings, which compiled methods need not keep")
+def test_the_public_api_is_documented():
+    """``help()`` on what README and docs/ use answers: every public name of ``lmparse`` and its
+    public methods, the parser's ``stream_chunk`` / ``parse_complete`` first of all."""
+    import inspect
+
+    import lmparse
+    from lmparse.response.base import BaseResponseParser, ResponseParser
+
+    missing = []
+    for name in lmparse.__all__:
+        obj = getattr(lmparse, name)
+        if not (inspect.getdoc(obj) or "").strip() and not isinstance(obj, str):
+            missing.append(name)
+        if inspect.isclass(obj):
+            missing += [f"{name}.{m}" for m, v in vars(obj).items()
+                        if not m.startswith("_") and callable(v) and not (v.__doc__ or "").strip()]
+    for cls in (ResponseParser, BaseResponseParser):
+        for m in ("stream_chunk", "parse_complete", "reasoning_tokens", "dropped", "held_chars"):
+            v = getattr(cls, m)
+            doc = (v.fget if isinstance(v, property) else v).__doc__
+            if not (doc or "").strip():
+                missing.append(f"{cls.__name__}.{m}")
+    assert not missing, missing
+    doc = inspect.getdoc(ResponseParser.stream_chunk)
+    for needed in ("(delta, has_tools)", "final=True", "token_ids", "dropped"):
+        assert needed in doc, needed
