@@ -4,7 +4,7 @@ VENV ?= .venv
 PYTHON := $(VENV)/bin/python
 STAMP := $(VENV)/.installed.stamp
 
-.PHONY: venv testdata test test-pythons compiled fuzz lint test-agents test-engines test-integrations bench bench-peers bench-serving serve reliability
+.PHONY: venv testdata test test-pythons compiled fuzz lint test-agents test-engines test-integrations test-conformance bench bench-peers bench-serving serve reliability
 
 venv: $(STAMP)
 
@@ -51,9 +51,16 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# Real agent clients (Claude Code, Codex, Qwen Code, opencode from npm; llm from PyPI), pinned in
-# tests/agents/ and installed once under ~/.cache/lmparse/agents, each run against `lmparse serve`
-# with a private HOME.
+# The Open Responses compliance suite (its TypeScript runner, from ../shared/conformance/openresponses,
+# run by bun from npm; both cached under ~/.cache/lmparse/conformance) against lmparse serve on the
+# simulated model. Fails on any failure outside the documented list (docs/responses-api.md); without
+# the runner's copy it says SKIPPED and passes.
+test-conformance: venv
+	$(PYTHON) scripts/openresponses_conformance.py
+
+# Real agent clients (Claude Code, Codex, Qwen Code, opencode, Kilo CLI, Cline CLI, Continue CLI from
+# npm; llm and aider from PyPI), pinned with hashes in tests/agents/ and installed once under
+# ~/.cache/lmparse/agents (about 2.5 minutes cold), each run against `lmparse serve` with a private HOME.
 test-agents: venv testdata
 	LMPARSE_AGENTS_BIN="$$(scripts/setup_agents.sh)" $(PYTHON) -m pytest -q tests/agents
 

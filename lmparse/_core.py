@@ -34,11 +34,11 @@ __all__ = ["COMPILED_MODULES", "GROUP", "core", "install", "source_digests"]
 
 # The modules compiled: the per-chunk path (the response parser's driver, markers, lanes,
 # lexers, the tool dialects, the call emitter and its JSON guard, deltas) and what it calls.
-# Not compiled: the package's __init__ modules, the reasoning parsers (families set their tags
-# per instance), the response-template machinery (it makes classes at run time), request
-# normalization, the protocols of tools/hooks.py, and five dialects whose class bodies mypyc
-# does not take yet (DSML, Hunyuan, MiniMax-M2, MiniCPM5, Muse).  A class here that plain Python classes subclass must
-# allow it (``lmparse._mypyc.mypyc_attr``); class-level settings a subclass overrides are ClassVar.
+# Not compiled: the package's __init__ modules, the reasoning parsers (descriptors of tags: the
+# response driver, compiled, does their per-chunk work), the response-template machinery (it
+# makes classes at run time), request normalization and the protocols of tools/hooks.py.  A
+# class here that plain Python classes subclass must allow it (``lmparse._mypyc.mypyc_attr``);
+# class-level settings a subclass overrides (or a classmethod reads) are ClassVar.
 COMPILED_MODULES: tuple[str, ...] = (
     "lmparse.events",
     "lmparse.markers",
@@ -67,9 +67,11 @@ COMPILED_MODULES: tuple[str, ...] = (
     "lmparse.tools.dialects.cohere_command",
     "lmparse.tools.dialects.deepseek_v3",
     "lmparse.tools.dialects.deepseek_v31",
+    "lmparse.tools.dialects.dsml",
     "lmparse.tools.dialects.gemma4",
     "lmparse.tools.dialects.gigachat3",
     "lmparse.tools.dialects.glm47",
+    "lmparse.tools.dialects.hunyuan",
     "lmparse.tools.dialects.inkling",
     "lmparse.tools.dialects.internlm",
     "lmparse.tools.dialects.k2_horizon",
@@ -77,8 +79,11 @@ COMPILED_MODULES: tuple[str, ...] = (
     "lmparse.tools.dialects.kimi_k3",
     "lmparse.tools.dialects.lfm2",
     "lmparse.tools.dialects.llama3",
+    "lmparse.tools.dialects.minicpm5",
+    "lmparse.tools.dialects.minimax_m2",
     "lmparse.tools.dialects.minimax_m3",
     "lmparse.tools.dialects.mistral",
+    "lmparse.tools.dialects.muse",
     "lmparse.tools.dialects.pythonic",
     "lmparse.tools.dialects.qwen",
     "lmparse.tools.dialects.qwen3coder",

@@ -21,6 +21,8 @@ reordering anything.
 
 from __future__ import annotations
 
+from typing import Final
+
 import enum
 
 __all__ = ["Channel", "CONTENT", "REASONING", "Text", "CallStart", "CallArgs", "CallEnd", "DroppedCall", "Event",
@@ -32,7 +34,8 @@ class Channel(enum.Enum):
     REASONING = "reasoning"
 
 
-CONTENT, REASONING = Channel.CONTENT, Channel.REASONING
+CONTENT: Final = Channel.CONTENT
+REASONING: Final = Channel.REASONING
 
 
 class Text:

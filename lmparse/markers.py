@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import os
 import re
+from typing import Final
 from collections.abc import Iterable
 
 __all__ = ["MarkerSet", "held_prefix_start", "skip_ws", "WHITESPACE"]
 
-WHITESPACE = " \t\r\n"
+WHITESPACE: Final = " \t\r\n"
 
 
 def held_prefix_start(text: str, marker: str, start: int = 0) -> int:
@@ -34,7 +35,7 @@ class MarkerSet:
     """A fixed set of markers: one C-level search for the next one, bounded partial holding."""
 
     __slots__ = ("markers", "_pattern", "_by_first", "_max_len", "_anchor", "_max_lead", "_partial_ends", "_after",
-                 "_nested")
+                 "_nested", "_first", "_lead_last")
 
     def __init__(self, markers: Iterable[str]) -> None:
         uniq = sorted({m for m in markers if m}, key=len, reverse=True)
@@ -64,6 +65,10 @@ class MarkerSet:
         # A text ending with one of these may end with part of a marker (``plain_run``).
         self._partial_ends = tuple({*(anchor[:k] for k in range(1, len(anchor))),
                                     *(lead[:k] for lead in leads for k in range(1, len(lead) + 1))})
+        # A text without the anchor's first character that does not end with what a marker's
+        # leading whitespace ends with ends with no partial marker (``plain_run``'s first look).
+        self._first = anchor[:1]
+        self._lead_last = "".join({lead[k - 1] for lead in leads for k in range(1, len(lead) + 1)})
 
     @staticmethod
     def of(markers: Iterable[str | None]) -> MarkerSet:
@@ -95,7 +100,11 @@ class MarkerSet:
     def plain_run(self, text: str) -> bool:
         """Whether ``text`` surely holds no marker and ends with no part of one (False: look closer)."""
         anchor = self._anchor
-        return anchor is not None and bool(text) and anchor not in text and not text.endswith(self._partial_ends)
+        if anchor is None or not text or anchor in text:
+            return False
+        lead_last = self._lead_last
+        return (self._first not in text and (not lead_last or text[-1] not in lead_last)) or not text.endswith(
+            self._partial_ends)
 
     def held_start(self, text: str, start: int = 0) -> int:
         """Index where a proper prefix of some marker ends ``text``; ``len(text)`` if none."""

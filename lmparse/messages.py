@@ -113,7 +113,7 @@ class DeltaMessage:
         )
 
 
-_new = object.__new__
+_new: Final = object.__new__
 _COMPILED: Final = compiled(DeltaMessage.to_dict)
 
 
@@ -134,7 +134,7 @@ def arguments_delta(index: int, arguments: str) -> DeltaMessage:
     return delta
 
 
-_NO_DELTA = DeltaMessage()  # (``parts`` is empty until there is a delta)
+_NO_DELTA: Final = DeltaMessage()  # (``parts`` is empty until there is a delta)
 # What ``stream_chunk`` returns: each delta, and whether it carries tool-call data.
 Deltas = list[tuple[DeltaMessage, bool]]
 

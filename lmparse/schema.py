@@ -15,7 +15,7 @@ import re
 import warnings
 from collections.abc import Iterable
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["schema_type", "canonical_type", "value_types", "convert_value", "resolve", "streams_as_string", "Kinds",
            "declared_type"]
@@ -24,7 +24,7 @@ Kinds = tuple[str, ...]  # JSON Schema type names a value may take, in the schem
 
 # Type names tools declare beyond JSON Schema's own (Python's, C's, TypeScript's...), and
 # the JSON Schema type each means: every dialect that coerces by schema reads them alike.
-_TYPE_NAMES = {
+_TYPE_NAMES: Final = {
     "int": "integer", "integer": "integer", "long": "integer",
     "float": "number", "double": "number", "number": "number",
     "bool": "boolean", "boolean": "boolean",
@@ -33,7 +33,7 @@ _TYPE_NAMES = {
     "list": "array", "array": "array", "tuple": "array",
     "null": "null", "none": "null",
 }
-_MAX_REFS = 64  # a $ref chain longer than this (or a cycle) constrains nothing more
+_MAX_REFS: Final = 64  # a $ref chain longer than this (or a cycle) constrains nothing more
 
 
 def canonical_type(name: Any) -> str | None:
@@ -150,7 +150,7 @@ def resolve(schema: Any, root: Any = None) -> Any:
 # Where a string and other types are allowed, a value whose first character is one of these
 # may be another type's spelling (``-7``, ``true``, ``[1]``, a quoted string) and waits for
 # its end; any other value is a string from its first character.
-_OTHER_STARTS = frozenset('-0123456789tTfFnN[{" \t\r\n')
+_OTHER_STARTS: Final = frozenset('-0123456789tTfFnN[{" \t\r\n')
 
 
 def streams_as_string(kinds: Kinds | None, first: str) -> bool:
@@ -172,10 +172,10 @@ def schema_type(schema: Any, root: Any = None) -> str | None:
 
 # ---- converting a complete value ----------------------------------------------------------
 
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_JSON_INTEGER = re.compile(r"-?(?:0|[1-9]\d*)")
+_JSON_NUMBER: Final = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_JSON_INTEGER: Final = re.compile(r"-?(?:0|[1-9]\d*)")
 # The order a union's types are tried in: the narrowest spelling first.
-_TRY_ORDER = ("null", "boolean", "integer", "number", "array", "object")
+_TRY_ORDER: Final = ("null", "boolean", "integer", "number", "array", "object")
 
 
 def _convert(text: str, kind: str, strict: bool) -> str | None:

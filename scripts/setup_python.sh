@@ -10,7 +10,7 @@ version="$1"
 dir="${LMPARSE_PYTHONS_CACHE:-$HOME/.cache/lmparse/pythons}/py$version"
 # What the suites import beyond the standard library: the serve extra, the harmony extra, and the
 # test tools of the dev extra (pyproject.toml). A change here rebuilds the venv.
-packages=(pytest hypothesis tokenizers sentencepiece tiktoken jinja2 openai-harmony starlette uvicorn httpx orjson jiter)
+packages=(pytest hypothesis tokenizers sentencepiece tiktoken jinja2 openai-harmony starlette uvicorn websockets httpx orjson jiter)
 stamp="$(printf '%s\n' "${packages[@]}" | sha256sum | cut -c1-16)"
 
 runs() { [ -n "$1" ] && "$1" -c "import sys, venv; assert '%d.%d' % sys.version_info[:2] == '$version'" 2>/dev/null; }

@@ -147,8 +147,31 @@ SHARED_BY_ALL = {"qwen-json", "qwen3-coder", "glm-4.7", "deepseek-v3.2", "kimi-k
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.label)
 def test_every_format_names_its_parser_in_each_peer_it_lists(fmt: Any) -> None:
-    python_peers = set(fmt.peers) - {"smg"}
+    assert fmt.peers["pure"] == fmt.ours  # lmparse's pure core parses every format as the driver does
+    python_peers = set(fmt.peers) - {"smg", "pure"}
     assert python_peers and python_peers <= {"vllm", "sglang", "lmdeploy"}
     if fmt.label in SHARED_BY_ALL:
         assert python_peers == {"vllm", "sglang", "lmdeploy"}
     assert all(names.get("tool") or names.get("reasoning") for names in fmt.peers.values())
+
+
+def test_the_pure_core_worker_loads_the_pure_core_and_is_checked_and_timed_like_a_peer(tmp_path: Path) -> None:
+    """``--peers pure``: this interpreter with LMPARSE_PURE=1 as a worker, whatever core the driver loaded;
+    its rows are checked, then timed in pairs against the driver's, and the ratio is pure / driver time."""
+    out = tmp_path / "rows.json"
+    status = main(["--formats", "think,qwen-json", "--sizes", "1000", "--chunks", "1,whole", "--peers", "pure",
+                   "--pairs", "1", "--min-sample", "0.001", "--json", str(out)])
+    assert status == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["impls"]["pure"].endswith("(pure core)") and result["missing"] == {}
+    pure = [r for r in result["rows"] if r["peer"] == "pure"]
+    assert {(r["format"], r["chunk"]) for r in pure} == {(f, c) for f in ("think", "qwen-json") for c in (1, None)}
+    assert all(r["status"] == "ok" and r["ratio"] > 0 and r["pairs"] == 1 for r in pure)
+
+
+def test_a_pure_core_worker_that_got_the_compiled_core_refuses_to_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.compare.peer_pure as peer_pure
+
+    monkeypatch.setattr(peer_pure, "core", lambda: "compiled (mypyc, 64 modules)")
+    with pytest.raises(RuntimeError, match="LMPARSE_PURE=1"):
+        peer_pure.Adapter()

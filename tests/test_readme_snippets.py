@@ -3,7 +3,7 @@ fresh namespace, its output captured, and it must not raise.
 
 A block's first line may say how it runs:
 
-- ``# doc-test: serve``: it talks to ``make serve`` (``http://127.0.0.1:8000``); the test starts
+- ``# doc-test: serve``: it talks to ``make serve`` (``127.0.0.1:8000``); the test starts
   ``lmparse serve`` on a free port and points the block at it.
 - ``# doc-test: skip (REASON)``: it cannot run alone (an excerpt of a source file, a placeholder
   path, a real engine); the reason is required, and ``SKIPPED_AT_MOST`` keeps that list small.
@@ -29,7 +29,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
 _MARKER = re.compile(r"#\s*doc-test:\s*(\w+)\s*(.*)")
 SKIPPED_AT_MOST = 7
-_CLIENT_SDKS = {"openai", "anthropic", "agents"}  # a serve block's client (tests/test_wheel.py's venvs lack them)
+_CLIENT_SDKS = {"openai", "anthropic", "agents", "websockets"}  # a serve block's client (tests/test_wheel.py's venvs lack them)
 
 
 _PRINTS = re.compile(r"\n*prints\n\n```\n(.*?)^```", re.M | re.S)
@@ -107,7 +107,8 @@ def test_python_block_runs(page, line, code, expected, request):
     if kind == "skip":
         pytest.skip(f"{page}:{line} cannot run alone {reason}")
     if kind == "serve":
-        code = code.replace("http://127.0.0.1:8000", request.getfixturevalue("server_url"))
+        # http:// and ws:// alike: the page's port is make serve's.
+        code = code.replace("127.0.0.1:8000", request.getfixturevalue("server_url").removeprefix("http://"))
     out = io.StringIO()
     namespace = {"__name__": "__main__"}
     with contextlib.redirect_stdout(out):

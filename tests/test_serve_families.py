@@ -190,3 +190,16 @@ def test_tool_call_parser_auto_reads_the_served_template():
     assert simulated_binding(family).family.tool_parser == "qwen3coder"
     with pytest.raises(ValueError, match="needs the model's chat template"):
         resolve_auto(FAMILIES["pythonic"].with_parsers(tool="auto"), None)
+
+
+@pytest.mark.parametrize("assistant", [{"reasoning_content": "mulling"}, {"reasoning": "mulling"},
+                                       {"reasoning_content": None, "reasoning": "mulling"},
+                                       {"reasoning_content": "mulling", "reasoning": "mulling"}])
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning", "both"])
+def test_either_reasoning_field_is_read_on_input(field, assistant):
+    """Whatever --reasoning-field answers with, a replayed assistant turn may name its reasoning
+    either way (vLLM's clients send `reasoning`, SGLang's and llama.cpp's `reasoning_content`)."""
+    body = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello", **assistant},
+                         {"role": "user", "content": "again"}]}
+    request, _ = oa.parse_request(body, "qwen3", field)
+    assert request.messages[1]["reasoning_content"] == "mulling" and "reasoning" not in request.messages[1]

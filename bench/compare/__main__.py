@@ -18,6 +18,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from lmparse._core import core
+
 from ..page import IMAGES, PAGE
 from .cases import COMPLETE, Chunking
 from .client import Worker, peer_python, unavailable
@@ -56,6 +58,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--write-docs", action="store_true", help="write docs/benchmarks.md sections and the plots")
     parser.add_argument("--section", metavar="NAME",
                         help="with --write-docs: a partial run into section NAME alone (plots NAME-*.png)")
+    parser.add_argument("--title", help="with --section: the section's heading (default: its formats and peers)")
     parser.add_argument("--page", type=Path, default=PAGE, help=argparse.SUPPRESS)
     parser.add_argument("--images", type=Path, default=IMAGES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -104,7 +107,8 @@ def _measure(args: argparse.Namespace, argv: Sequence[str] | None) -> dict:
     result = {"machine": machine(), "plan": {"sizes": plan.sizes, "chunks": plan.chunks, "pairs": plan.pairs,
                                              "limit_s": plan.limit, "min_sample_s": plan.min_sample},
               "command": "python -m bench.compare " + " ".join(sys.argv[1:] if argv is None else argv),
-              "impls": impls, "missing": missing, "rows": rows, "elapsed_s": time.perf_counter() - started}
+              "impls": impls, "core": core(), "missing": missing, "rows": rows,
+              "elapsed_s": time.perf_counter() - started}
     if args.json:  # first: the numbers survive whatever happens to the report
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return result
@@ -121,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(render_console(result))
     if args.write_docs:
-        write_docs(result, args.page, args.images, args.section)
+        write_docs(result, args.page, args.images, args.section, args.title)
     wrong_ours = [r for r in rows if r["peer"] == "lmparse" and r["status"] != "ok"]
     return 1 if wrong_ours else 0
 

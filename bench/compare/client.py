@@ -23,7 +23,8 @@ from .peer_smg import driver_path
 __all__ = ["Timeout", "PeerGone", "Worker", "peer_python", "unavailable", "PEER_VERSIONS"]
 
 ROOT = Path(__file__).resolve().parents[2]
-PEER_VERSIONS = {"vllm": "0.33.0", "sglang": "0.5.23", "lmdeploy": "0.18.0", "smg": "reasoning-parser 1.6.0"}
+PEER_VERSIONS = {"vllm": "0.33.0", "sglang": "0.5.23", "lmdeploy": "0.18.0", "smg": "reasoning-parser 1.6.0",
+                 "pure": "pure core"}
 _START_TIMEOUT = 180.0  # importing vLLM with torch on a busy 2-core machine
 
 
@@ -39,11 +40,12 @@ def peer_python(peer: str) -> Path:
     """``$LMPARSE_BENCH_<PEER>_PYTHON``, else where the setup scripts build the venv:
     bench/.peers/lmdeploy (scripts/setup_bench_peers.sh) or ~/.cache/lmparse/engines/<peer>-<version>
     (scripts/setup_vllm.sh, scripts/setup_sglang.sh).  SMG's worker is this interpreter: its
-    parser is the Rust binary the worker starts (``bench.compare.peer_smg``)."""
+    parser is the Rust binary the worker starts (``bench.compare.peer_smg``); so is the pure
+    core's, started with ``LMPARSE_PURE=1`` (``bench.compare.peer_pure``)."""
     configured = os.environ.get(f"LMPARSE_BENCH_{peer.upper()}_PYTHON")
     if configured:
         return Path(configured)
-    if peer == "smg":
+    if peer in ("smg", "pure"):
         return Path(sys.executable)
     if peer == "lmdeploy":
         return ROOT / "bench" / ".peers" / "lmdeploy" / "bin" / "python"
@@ -74,6 +76,9 @@ class Worker:
     def _start(self) -> None:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         env["VLLM_TARGET_DEVICE"] = "cpu"
+        env.pop("LMPARSE_PURE", None)
+        if self.peer == "pure":
+            env["LMPARSE_PURE"] = "1"
         with open(self._stderr, "a", encoding="utf-8") as log:
             self._proc = subprocess.Popen(
                 [str(self.python), "-m", "bench.compare.worker", self.peer], cwd=ROOT, env=env, text=True,

@@ -19,7 +19,8 @@ from .cases import Case
 
 __all__ = ["Format", "FORMATS", "PEERS", "build_case", "select_formats"]
 
-PEERS = ("vllm", "sglang", "lmdeploy", "smg")
+# "pure": lmparse's own pure-Python core, beside the compiled one the driver loads (``peer_pure``).
+PEERS = ("vllm", "sglang", "lmdeploy", "smg", "pure")
 ANSWER = "\n\nThe file is written."
 
 
@@ -63,6 +64,8 @@ FORMATS = (
             # SMG's Rust crate (bench.compare.peer_smg) has reasoning parsers only: this format alone.
             "smg": {"tool": None, "reasoning": "qwen3"}}),
 )
+# The pure core parses every format with the same parsers as the driver.
+FORMATS = tuple(fmt._replace(peers={**fmt.peers, "pure": fmt.ours}) for fmt in FORMATS)
 
 
 def select_formats(spec: str) -> list[Format]:

@@ -21,7 +21,9 @@ SUMMARY_SIZE = 100_000
 SUMMARY_CHUNK = 16
 TARGET_QUADRATIC = 50.0  # x vLLM hermes and SGLang qwen25 at 100 KB
 TARGET_RUST = 0.5  # x SMG's Rust reasoning parser's MB/s on think at chunks 1-16
-NAMES = {"lmparse": "lmparse", "vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy", "smg": "SMG (Rust)"}
+TARGET_CORES = 3.0  # the compiled core over the pure one at chunks 1-16
+NAMES = {"lmparse": "lmparse", "vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy", "smg": "SMG (Rust)",
+         "pure": "lmparse pure core"}
 
 
 def size_label(size: int) -> str:
@@ -96,7 +98,8 @@ def _targets(result: dict, size: int) -> list[str]:
         lines.append(f"- x{TARGET_QUADRATIC:.0f} {NAMES[peer]} on qwen-json at {size_label(size)}, every streamed "
                      f"chunk size: {verdict} (lowest: {cell(low)} at chunk {chunk_name(low['chunk'])})")
     lines += _rust_target(result)
-    timed = [r for r in rows if r["status"] == "ok"]
+    lines += _cores_target(result)
+    timed = [r for r in rows if r["status"] == "ok" and r["peer"] != "pure"]
     behind = [r for r in timed if r["ratio"] is not None and r["ratio"] < 1.0]
     verdict = "**held**" if not behind else f"**missed** in {len(behind)} of {len(timed)} timed configurations"
     lines.append(f"- ahead of every peer on every format at every chunk size and size: {verdict}")
@@ -124,6 +127,23 @@ def _rust_target(result: dict) -> list[str]:
     return [f"- x{TARGET_RUST} {NAMES['smg']}'s MB/s on think at chunks 1-16, lmparse right at every chunking: "
             f"{'**held**' if held else '**missed**'} ({lowest}; lmparse wrong at {len(ours_wrong)} think "
             f"configurations; SMG wrong on plain character cuts at chunk {', '.join(smg_wrong) or 'none'})"]
+
+
+def _cores_target(result: dict) -> list[str]:
+    """The compiled core (the driver's) at least TARGET_CORES x the pure one (the ``pure`` peer) at chunks 1-16."""
+    pure = [r for r in result["rows"] if r["peer"] == "pure" and r["status"] == "ok" and isinstance(r["chunk"], int)
+            and r["chunk"] <= 16 and r["ratio"] is not None]
+    if not pure:
+        return []
+    if not str(result.get("core", "")).startswith("compiled"):
+        return [f"- x{TARGET_CORES:.0f} compiled over pure core: not measured (the driver ran {result.get('core')})"]
+    low = min(pure, key=lambda r: r["ratio"])
+    held = low["ratio"] >= TARGET_CORES
+    short = sorted({r["format"] for r in pure if r["ratio"] < TARGET_CORES})
+    return [f"- x{TARGET_CORES:.0f} compiled core over the pure one at chunks 1-16, every format: "
+            f"{'**held**' if held else '**missed**'} (lowest: x{low['ratio']:.2f}, {low['format']} "
+            f"{size_label(low['size'])} chunk {chunk_name(low['chunk'])}"
+            + (f"; under x{TARGET_CORES:.0f}: {', '.join(short)})" if short else ")")]
 
 
 def _chunk_order(name: str) -> tuple[int, int]:
@@ -186,7 +206,7 @@ def _finding(row: dict, what: str) -> str:
 
 def peers_markdown(result: dict, images: list[str], title: str = "## All peers side by side") -> str:
     m, plan, peers = result["machine"], result["plan"], _peers_in(result)
-    versions = [f"lmparse @ {m['commit']}"]
+    versions = [f"lmparse @ {m['commit']}" + (f" ({result['core']})" if result.get("core") else "")]
     versions += [result["impls"].get(p) or f"{p} {PEER_VERSIONS[p]} ({result['missing'].get(p, 'not run')})"
                  for p in peers]
     lines = [
@@ -221,7 +241,7 @@ def render_console(result: dict) -> str:
     return summary_markdown(result) + "\n\n" + peers_markdown(result, [])
 
 
-def write_docs(result: dict, page: Path, images: Path, section: str | None = None) -> None:
+def write_docs(result: dict, page: Path, images: Path, section: str | None = None, title: str | None = None) -> None:
     """The ``summary`` and ``peers`` sections and their plots; with ``section``, a run of its own
     (some formats or peers) in that section alone, plots named after it, the full run's untouched."""
     from .plots import plot_all
@@ -232,8 +252,8 @@ def write_docs(result: dict, page: Path, images: Path, section: str | None = Non
     if section:
         formats = ", ".join(dict.fromkeys(r["format"] for r in result["rows"]))
         peers = ", ".join(NAMES[p] for p in _peers_in(result))
-        title = f"### {formats} beside {peers}: a run of its own"
-        write_section(section, peers_markdown(result, relative, title) + "\n\n" + summary_markdown(result), page)
+        heading = f"### {title}" if title else f"### {formats} beside {peers}: a run of its own"
+        write_section(section, peers_markdown(result, relative, heading) + "\n\n" + summary_markdown(result), page)
         return
     write_section("summary", summary_markdown(result), page)
     write_section("peers", peers_markdown(result, relative), page)

@@ -16,7 +16,7 @@ import sys
 
 from .measure import Bench
 
-PEERS = ("vllm", "sglang", "lmdeploy", "smg")
+PEERS = ("vllm", "sglang", "lmdeploy", "smg", "pure")
 
 
 def main(argv: list[str]) -> int:

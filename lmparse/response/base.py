@@ -56,7 +56,7 @@ OpenAI deltas (``deltas_of``), except a text-lane chunk, which is one delta buil
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from collections.abc import Callable
 
@@ -76,8 +76,15 @@ from .._mypyc import mypyc_attr
 __all__ = ["ResponseParser", "BaseResponseParser", "fold_deltas"]
 
 # Module-level names for the members: an enum class's attribute lookup is slow on hot paths.
-_PLAIN_START, _PLAIN, _REASONING_START, _REASONING, _TOOL, _AFTER_BLOCK = State
-_END, _BLOCK_OPEN, _BLOCK_CLOSED = Mark.END, Mark.BLOCK_OPEN, Mark.BLOCK_CLOSED
+_PLAIN_START: Final = State.PLAIN_START
+_PLAIN: Final = State.PLAIN
+_REASONING_START: Final = State.REASONING_START
+_REASONING: Final = State.REASONING
+_TOOL: Final = State.TOOL
+_AFTER_BLOCK: Final = State.AFTER_BLOCK
+_END: Final = Mark.END
+_BLOCK_OPEN: Final = Mark.BLOCK_OPEN
+_BLOCK_CLOSED: Final = Mark.BLOCK_CLOSED
 
 
 def fold_deltas(deltas: Deltas, reasoning_tokens: int | None = None) -> ParsedMessage:
@@ -427,9 +434,10 @@ def _never(parser: BaseResponseParser, buf: str, pos: int, start: int, end: int,
     raise AssertionError(f"a lexer of state {parser.state} reported a mark its state declares impossible")
 
 
-_LEXERS: tuple[_Lexer, ...] = (Lexers.plain_start, Lexers.plain, Lexers.reasoning_start, Lexers.reasoning, _no_lexer,
+_LEXERS: Final[tuple[_Lexer, ...]] = (
+    Lexers.plain_start, Lexers.plain, Lexers.reasoning_start, Lexers.reasoning, _no_lexer,
                                Lexers.after_block)
-_PLANS: tuple[tuple[tuple[_Step, State | None], ...], ...] = tuple(
+_PLANS: Final[tuple[tuple[tuple[_Step, State | None], ...], ...]] = tuple(
     tuple((getattr(BaseResponseParser, "_" + ROUTING[state][mark].step), ROUTING[state][mark].after)
           if mark not in NEVER[state] else (_never, RESUME) for mark in Mark)
     for state in State)

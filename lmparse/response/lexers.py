@@ -9,7 +9,7 @@ begins after the open tag's label (``OpenTagLabel``), which the reasoning lexer 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ..markers import MarkerSet, skip_ws
 from ..reasoning import ReasoningParser
@@ -20,7 +20,10 @@ from .routing import Mark
 
 __all__ = ["Lexers", "RouterMarkers"]
 
-_END, _TEXT_END, _TEXT, _BARE_START = Mark.END, Mark.TEXT_END, Mark.TEXT, Mark.BARE_START
+_END: Final = Mark.END
+_TEXT_END: Final = Mark.TEXT_END
+_TEXT: Final = Mark.TEXT
+_BARE_START: Final = Mark.BARE_START
 
 
 class RouterMarkers(NamedTuple):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 
 __all__ = ["State", "Mark", "Plan", "RESUME", "ROUTING", "NEVER", "RETURNS_TO", "WAITS", "STOPS", "check_routing",
@@ -58,17 +58,22 @@ class Plan(NamedTuple):
     after: State | None  # None: RESUME
 
 
-RESUME = None
-_OPENS = frozenset(("open_block", "open_payload", "open_bare"))  # the steps that open a block
-_PS, _P, _RS, _R, _T, _AB = State
-_MARKERS = (Mark.REASONING_OPEN, Mark.REASONING_CLOSE, Mark.FRAMING, Mark.TOOL_OPEN, Mark.PAYLOAD_OPEN)
-_VERDICTS = (Mark.BLOCK_OPEN, Mark.BLOCK_CLOSED, Mark.BLOCK_REJECTED, Mark.BLOCK_TRUNCATED)
+RESUME: Final = None
+_OPENS: Final = frozenset(("open_block", "open_payload", "open_bare"))  # the steps that open a block
+_PS: Final = State.PLAIN_START
+_P: Final = State.PLAIN
+_RS: Final = State.REASONING_START
+_R: Final = State.REASONING
+_T: Final = State.TOOL
+_AB: Final = State.AFTER_BLOCK
+_MARKERS: Final = (Mark.REASONING_OPEN, Mark.REASONING_CLOSE, Mark.FRAMING, Mark.TOOL_OPEN, Mark.PAYLOAD_OPEN)
+_VERDICTS: Final = (Mark.BLOCK_OPEN, Mark.BLOCK_CLOSED, Mark.BLOCK_REJECTED, Mark.BLOCK_TRUNCATED)
 # The marks after which the router waits for more text; after any other it reads on.  After
 # WAITS it stays where it stands (their plans are checked to say so: the loop takes them as read).
-WAITS = (Mark.END, Mark.BLOCK_OPEN)
-STOPS = frozenset((*WAITS, Mark.TEXT_END))
+WAITS: Final = (Mark.END, Mark.BLOCK_OPEN)
+STOPS: Final = frozenset((*WAITS, Mark.TEXT_END))
 
-ROUTING: dict[State, dict[Mark, Plan]] = {
+ROUTING: Final[dict[State, dict[Mark, Plan]]] = {
     _PS: {
         Mark.BARE_START: Plan("open_bare", _T),
         Mark.TEXT: Plan("none", _P),  # the reply starts with text (or, at its end, only whitespace)
@@ -113,7 +118,7 @@ ROUTING: dict[State, dict[Mark, Plan]] = {
 }
 
 # The marks a state's lexer cannot report, and why.
-NEVER: dict[State, frozenset[Mark]] = {
+NEVER: Final[dict[State, frozenset[Mark]]] = {
     # reads only whitespace and the character after it (the markers are PLAIN's to find)
     _PS: frozenset((*_MARKERS, Mark.TEXT_END, *_VERDICTS)),
     # every marker is looked for; a bare start, and where text ends the start, matter only at the start
@@ -130,7 +135,7 @@ NEVER: dict[State, frozenset[Mark]] = {
 }
 
 # The text state a block opened in each text state returns to (unless a call ends reasoning).
-RETURNS_TO = (_P, _P, _R, _R)
+RETURNS_TO: Final = (_P, _P, _R, _R)
 
 
 def check_routing(routing: Mapping[State, Mapping[Mark, Plan]], never: Mapping[State, Iterable[Mark]]) -> None:
@@ -159,7 +164,8 @@ def check_routing(routing: Mapping[State, Mapping[Mark, Plan]], never: Mapping[S
 check_routing(ROUTING, NEVER)
 
 
-_WORDS = {Mark.REASONING_OPEN: "reasoning open", Mark.REASONING_CLOSE: "reasoning close", Mark.FRAMING: "framing",
+_WORDS: Final = {
+    Mark.REASONING_OPEN: "reasoning open", Mark.REASONING_CLOSE: "reasoning close", Mark.FRAMING: "framing",
           Mark.TOOL_OPEN: "tool open", Mark.PAYLOAD_OPEN: "payload open", Mark.BARE_START: "bare start",
           Mark.TEXT: "text", Mark.END: "end", Mark.TEXT_END: "text end", Mark.BLOCK_OPEN: "open",
           Mark.BLOCK_CLOSED: "closed", Mark.BLOCK_REJECTED: "rejected", Mark.BLOCK_TRUNCATED: "truncated"}

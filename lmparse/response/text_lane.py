@@ -11,6 +11,8 @@ text are the lane's own state.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..events import CONTENT, REASONING, Channel
 from ..markers import MarkerSet
 from .label import OpenTagLabel
@@ -18,7 +20,8 @@ from .routing import State
 
 __all__ = ["TextLane"]
 
-_PLAIN, _REASONING = State.PLAIN, State.REASONING
+_PLAIN: Final = State.PLAIN
+_REASONING: Final = State.REASONING
 
 
 class TextLane:

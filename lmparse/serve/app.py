@@ -47,18 +47,21 @@ def create_app(bindings: list[ModelBinding], api_key: str | None = None,
                response_store_bytes: int = responses.DEFAULT_STORE_BYTES,
                max_concurrency: int = DEFAULT_MAX_CONCURRENCY, max_model_len: int = DEFAULT_MAX_MODEL_LEN,
                allowed_hosts: Collection[str] | None = None, cors_origins: Sequence[str] | None = None,
-               metrics_key: bool = False, body_timeout: float = DEFAULT_BODY_TIMEOUT) -> Any:
+               metrics_key: bool = False, body_timeout: float = DEFAULT_BODY_TIMEOUT,
+               responses_dialect: str = "openai") -> Any:
     """The ASGI app (Starlette behind the guards, inside the access log).  ``response_store_bytes``
     0 stores no responses (``previous_response_id`` then always misses); ``allowed_hosts`` None
     answers any Host header (``guards.default_allowed_hosts`` gives the loopback default);
-    ``metrics_key`` puts ``/metrics`` behind the API key.  The app's ``shut_down(grace)``
+    ``metrics_key`` puts ``/metrics`` behind the API key; ``responses_dialect`` "openresponses"
+    writes Responses streams as the Open Responses specification names its events.  The app's ``shut_down(grace)``
     begins a graceful shutdown (``lmparse serve`` calls it on SIGTERM / Ctrl-C)."""
     store = responses.ResponseStore(response_store_bytes) if response_store_bytes > 0 else None
     signer = Signer(signing_key)
     service = GenerationService(bindings, metrics or Metrics(), max_concurrency, max_model_len)
     edge = Edge(service, api_key, max_body_bytes, body_timeout)
     generating = Generating(edge)
-    routes = [*chat.routes(generating), *responses_routes.routes(generating, signer, store),
+    routes = [*chat.routes(generating),
+              *responses_routes.routes(generating, signer, store, responses_dialect, cors_origins),
               *messages.routes(generating, signer), *status.routes(edge, metrics_key)]
 
     @asynccontextmanager

@@ -66,13 +66,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--upstream-max-tokens", type=int, metavar="N",
                    help="max tokens asked of the engine when a request sets none (default 4096)")
     p.add_argument("--reasoning-field", default="reasoning_content", choices=("reasoning_content", "reasoning", "both"),
-                   help="OpenAI delta field for reasoning (default reasoning_content)")
+                   help="Chat Completions field for reasoning in replies (default reasoning_content; both "
+                        "names are read on input; docs/agents.md has which clients read which)")
     _add_limits(p)
     p.add_argument("--signing-key", default=os.environ.get("LMPARSE_SIGNING_KEY"),
                    help="key for thinking signatures and reasoning blobs (default $LMPARSE_SIGNING_KEY, else random "
                         "per process: replayed reasoning then survives no restart)")
     p.add_argument("--response-store-mb", type=float, default=DEFAULT_STORE_BYTES / 2**20, metavar="MB",
                    help="memory for stored Responses (previous_response_id); 0 stores none (default 64)")
+    p.add_argument("--responses-dialect", default="openai", choices=("openai", "openresponses"),
+                   help="how /v1/responses streams name reasoning events and end: OpenAI's (default) or the Open "
+                        "Responses specification's; a request's x-lmparse-responses-dialect header overrides it")
     p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
                    help="least severe log lines written to stderr (default info: startup, access lines)")
     p.add_argument("--log-format", default="text", choices=LOG_FORMATS,
@@ -245,11 +249,13 @@ def run(args: argparse.Namespace) -> int:
                      allowed_hosts=_split(args.allowed_hosts) or default_allowed_hosts(args.host),
                      cors_origins=_split(args.cors_origins), metrics_key=args.metrics_key,
                      body_timeout=args.timeout_body,
-                     signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20))
+                     signing_key=args.signing_key, response_store_bytes=int(args.response_store_mb * 2**20),
+                     responses_dialect=args.responses_dialect)
     # lmparse writes the access lines (logs.AccessLog); uvicorn's loggers go to the same root handler.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False,
                             log_config=None, http=head_timeout_protocol(args.timeout_headers, args.max_header_bytes),
                             h11_max_incomplete_event_size=args.max_header_bytes,
+                            ws_max_size=args.max_body_bytes,  # a Responses turn over a WebSocket is a body too
                             timeout_keep_alive=args.timeout_keep_alive,
                             # a backstop: the app itself ends its generations after the grace
                             timeout_graceful_shutdown=int(args.shutdown_grace) + 5)

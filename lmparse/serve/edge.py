@@ -18,7 +18,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 
 from .bindings import ModelBinding
@@ -47,7 +47,7 @@ class Edge:
         self.max_body_bytes = max_body_bytes
         self.body_timeout = body_timeout
 
-    def authorize(self, request: Request) -> None:
+    def authorize(self, request: HTTPConnection) -> None:
         if self.api_key is None:
             return
         given = request.headers.get("x-api-key")

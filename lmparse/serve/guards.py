@@ -33,7 +33,8 @@ def host_name(header: str) -> str:
 
 
 class HostCheck:
-    """ASGI middleware: an HTTP request whose Host is not allowed is refused before any route."""
+    """ASGI middleware: an HTTP request whose Host is not allowed is refused before any route;
+    a WebSocket handshake is closed (code 1008) before it is accepted."""
 
     def __init__(self, app: Any, allowed: Collection[str]) -> None:
         self.app = app
@@ -47,6 +48,11 @@ class HostCheck:
                 error = RequestError(f"Host {host or '(none)'!r} is not allowed here (--allowed-hosts)", None,
                                      status=403, kind="permission_error")
                 await error_response(error, anthropic_path(scope.get("path", ""), headers))(scope, receive, send)
+                return
+        elif scope["type"] == "websocket":
+            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", ())}
+            if host_name(headers.get("host", "")) not in self.allowed:
+                await send({"type": "websocket.close", "code": 1008})
                 return
         await self.app(scope, receive, send)
 

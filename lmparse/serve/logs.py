@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
-__all__ = ["AccessLog", "RequestLog", "configure", "request_log", "new_request_id", "LOG_FORMATS"]
+__all__ = ["AccessLog", "RequestLog", "configure", "request_log", "new_request_id", "access_line", "LOG_FORMATS"]
 
 LOG_FORMATS = ("text", "json")
 access_logger = logging.getLogger("lmparse.access")
@@ -82,6 +82,11 @@ class AccessLog:
 def new_request_id() -> str:
     """A request's id: random, so it tells nothing about the server or other requests."""
     return "req_" + secrets.token_hex(12)
+
+
+def access_line(method: str, path: str, record: RequestLog, status: int, seconds: float) -> None:
+    """An access line for what is not an HTTP request (a WebSocket turn: method ``WS``)."""
+    _log({"method": method, "path": path}, record, status, seconds)
 
 
 def _log(scope: dict, record: RequestLog, status: int, seconds: float) -> None:

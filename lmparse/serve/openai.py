@@ -78,8 +78,9 @@ def _message(raw: Any, i: int) -> dict:
     msg: dict[str, Any] = {"role": "system" if role == "developer" else role}
     msg["content"] = _text(raw.get("content"), f"{path}.content", required=role != "assistant")
     if role == "assistant":
-        reasoning = raw.get("reasoning_content", raw.get("reasoning"))
-        if isinstance(reasoning, str):
+        # Either name on input, whichever --reasoning-field answers with (a null one is absent).
+        reasoning = next((raw[k] for k in ("reasoning_content", "reasoning") if isinstance(raw.get(k), str)), None)
+        if reasoning is not None:
             msg["reasoning_content"] = reasoning
         calls = raw.get("tool_calls")
         if calls is not None:

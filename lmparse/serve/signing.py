@@ -7,7 +7,8 @@ clients that do not store state (Codex: ``store: false`` with ``include:
 reasoning text *encoded*, not encrypted (base64url, readable by anyone), with an HMAC tag
 that tells lmparse's own blobs from anyone else's.  A signature or blob that does not
 verify (another provider's, or made under another key) is ignored: that reasoning is left
-out of the prompt, never an error.
+out of the prompt, never an error.  A ``compaction`` item (``POST /v1/responses/compact``)
+carries a whole conversation's chat messages the same way.
 
 The key is random per process unless ``--signing-key`` / ``$LMPARSE_SIGNING_KEY`` sets
 one, so blobs survive a restart (or move between replicas) only with a configured key.
@@ -25,6 +26,7 @@ __all__ = ["Signer"]
 
 _THINKING_PREFIX = "lmparse1."
 _BLOB_PREFIX = "lmparse.r1."
+_WINDOW_PREFIX = "lmparse.c1."
 
 
 def _b64(data: bytes) -> str:
@@ -62,10 +64,24 @@ class Signer:
 
     def open_reasoning(self, blob: object) -> str | None:
         """The reasoning text of a blob lmparse sealed under this key, else None."""
-        if not isinstance(blob, str) or not blob.isascii() or not blob.startswith(_BLOB_PREFIX):
+        return self._open(blob, _BLOB_PREFIX, b"reasoning")
+
+    # ---- Responses compaction windows (POST /v1/responses/compact) ----
+
+    def seal_window(self, text: str) -> str:
+        """A compacted conversation (its chat messages as JSON) as a ``compaction`` item's blob."""
+        payload = _b64(text.encode())
+        return f"{_WINDOW_PREFIX}{payload}.{self._tag(b'window', payload.encode())}"
+
+    def open_window(self, blob: object) -> str | None:
+        """The JSON a compaction blob lmparse sealed under this key holds, else None."""
+        return self._open(blob, _WINDOW_PREFIX, b"window")
+
+    def _open(self, blob: object, prefix: str, purpose: bytes) -> str | None:
+        if not isinstance(blob, str) or not blob.isascii() or not blob.startswith(prefix):
             return None
-        payload, _, tag = blob[len(_BLOB_PREFIX):].rpartition(".")
-        if not payload or not hmac.compare_digest(tag.encode(), self._tag(b"reasoning", payload.encode()).encode()):
+        payload, _, tag = blob[len(prefix):].rpartition(".")
+        if not payload or not hmac.compare_digest(tag.encode(), self._tag(purpose, payload.encode()).encode()):
             return None
         try:
             return _unb64(payload).decode()

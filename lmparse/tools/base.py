@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from typing import ClassVar, Literal, NamedTuple, cast
+from typing import ClassVar, Final, Literal, NamedTuple, cast
 from collections.abc import Callable
 
 from ..markers import WHITESPACE
@@ -47,10 +47,10 @@ logger = logging.getLogger("lmparse")
 
 # A block's status after a step.
 BlockStatus = Literal["open", "closed", "rejected", "truncated"]
-OPEN: BlockStatus = "open"
-CLOSED: BlockStatus = "closed"
-REJECTED: BlockStatus = "rejected"
-TRUNCATED: BlockStatus = "truncated"  # all of the text consumed: the router records the block's markup
+OPEN: Final[BlockStatus] = "open"
+CLOSED: Final[BlockStatus] = "closed"
+REJECTED: Final[BlockStatus] = "rejected"
+TRUNCATED: Final[BlockStatus] = "truncated"  # all of the text consumed: the router records the block's markup
 
 
 class Payload(enum.Enum):
@@ -62,13 +62,16 @@ class Payload(enum.Enum):
     REJECTED = "rejected"  # not the dialect's syntax (after a call: the block's payload ends there)
 
 
-MORE, RUN, PAYLOAD_CLOSED, PAYLOAD_REJECTED = Payload.MORE, Payload.RUN, Payload.CLOSED, Payload.REJECTED
+MORE: Final = Payload.MORE
+RUN: Final = Payload.RUN
+PAYLOAD_CLOSED: Final = Payload.CLOSED
+PAYLOAD_REJECTED: Final = Payload.REJECTED
 # A payload hook's answer: ``(position after what it consumed, what it decided)``.
 PayloadStep = tuple[int, Payload]
 # The fast lane's answer: ``(characters taken, the current call's index or -1, argument text)``.
 RunTake = tuple[int, int, str]
 # How many characters of stray text a block may hold before its close tag.
-_STRAY_LIMIT = 32
+_STRAY_LIMIT: Final = 32
 
 
 class BlockStep(NamedTuple):
@@ -82,8 +85,8 @@ class BlockStep(NamedTuple):
 # ``BlockStep(...)`` runs a Python-level __new__; the hot path builds the tuple directly,
 # and the step of an open, committed block that consumed up to 1 KiB (most chunks inside a
 # block) is built once: ``RUN_STEPS[n]``.
-_new_step = tuple.__new__
-RUN_STEPS = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(1025))
+_new_step: Final = tuple.__new__
+RUN_STEPS: Final = tuple(_new_step(BlockStep, (n, OPEN, True)) for n in range(1025))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

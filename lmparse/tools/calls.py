@@ -11,6 +11,8 @@ list; the edge (``lmparse.messages.deltas_of``) makes deltas of them.
 
 from __future__ import annotations
 
+from typing import Final
+
 import logging
 import secrets
 from collections.abc import Callable
@@ -25,12 +27,15 @@ __all__ = ["CallEmitter", "DroppedCall", "Events", "new_call_id", "NO_CALL", "UN
 logger = logging.getLogger("lmparse")
 
 # Where the current call stands.
-NO_CALL, UNNAMED, ACCEPTED, DROPPED = range(4)
+NO_CALL: Final = 0
+UNNAMED: Final = 1
+ACCEPTED: Final = 2
+DROPPED: Final = 3
 # Why markup cut off by the end of the reply reached no client (see ``CallEmitter.cut``).
-TRUNCATED_HEAD = "truncated: the reply ended before the call's name was complete"
+TRUNCATED_HEAD: Final = "truncated: the reply ended before the call's name was complete"
 # Why argument text of an accepted call reached no client (issue 23, rule 6; ``JsonGuard``).
-MALFORMED_ARGUMENTS = "malformed: the arguments broke off as JSON; the rest is markup"
-TRUNCATED_ARGUMENTS = "truncated: the reply ended inside the call's arguments"
+MALFORMED_ARGUMENTS: Final = "malformed: the arguments broke off as JSON; the rest is markup"
+TRUNCATED_ARGUMENTS: Final = "truncated: the reply ended inside the call's arguments"
 
 
 def new_call_id() -> str:

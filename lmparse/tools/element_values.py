@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Final
 
 from ..markers import held_prefix_start, skip_ws
 from ..schema import resolve, schema_type, streams_as_string, value_types
@@ -34,12 +34,14 @@ from .xml import convert_value
 
 __all__ = ["ElementTranslator", "render_elements"]
 
-_MAX_NAME = 256  # an element name longer than this is text, not a tag
-_TAG = re.compile(rf"<(/?)([^<>/\n]{{1,{_MAX_NAME}}})>")
-_TAG_START = re.compile(rf"<(/?)([^<>/\n]{{0,{_MAX_NAME}}})")  # a tag cut off by the end of the text
+_MAX_NAME: Final = 256  # an element name longer than this is text, not a tag
+_TAG: Final = re.compile(rf"<(/?)([^<>/\n]{{1,{_MAX_NAME}}})>")
+_TAG_START: Final = re.compile(rf"<(/?)([^<>/\n]{{0,{_MAX_NAME}}})")  # a tag cut off by the end of the text
 # Frame kinds: a container by its bracket, a streamed string, a buffered scalar, not yet known.
-_STRING, _SCALAR, _UNKNOWN = "s", "b", "?"
-_EMPTY = {"array": "[]", "object": "{}"}
+_STRING: Final = "s"
+_SCALAR: Final = "b"
+_UNKNOWN: Final = "?"
+_EMPTY: Final = {"array": "[]", "object": "{}"}
 
 
 class _Frame:

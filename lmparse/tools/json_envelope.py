@@ -12,7 +12,7 @@ another (optionally separated by ``call_separator``) or as a JSON array.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from ..markers import WHITESPACE
 from .base import MORE, PAYLOAD_CLOSED, RUN, Events, Payload, PayloadStep
@@ -23,9 +23,18 @@ from .._mypyc import mypyc_attr
 __all__ = ["JsonToolParser"]
 
 # Envelope phases (``_SEPARATOR``: after a call of a dialect with a ``call_separator``).
-_START, _KEY_OR_END, _KEY, _COLON, _VALUE_START, _VALUE, _ARGUMENTS, _AFTER_VALUE, _SEPARATOR = range(9)
+_START: Final = 0
+_KEY_OR_END: Final = 1
+_KEY: Final = 2
+_COLON: Final = 3
+_VALUE_START: Final = 4
+_VALUE: Final = 5
+_ARGUMENTS: Final = 6
+_AFTER_VALUE: Final = 7
+_SEPARATOR: Final = 8
 # What a value other than the arguments is scanned for.
-_SKIP, _NAME = range(2)
+_SKIP: Final = 0
+_NAME: Final = 1
 
 
 def _skip_ws(text: str, pos: int, n: int) -> int:
@@ -248,7 +257,7 @@ class JsonToolParser(JsonRunLane):
         return cls.render_template.format(open=cls.tool_open_tags[0], body=body, close=cls.tool_close_tag or "")
 
 
-_PUNCTUATION = {
+_PUNCTUATION: Final = {
     _START: JsonToolParser._at_start,
     _KEY_OR_END: JsonToolParser._at_key_or_end,
     _COLON: JsonToolParser._at_colon,

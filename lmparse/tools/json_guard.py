@@ -40,34 +40,34 @@ _UNICODE: Final = 12
 _TOKEN: Final = 14
 _WS: Final = " \t\n\r"
 _TOKEN_CHARS: Final = frozenset("0123456789+-.eEtrufalsn")
-_TOKEN_RUN = re.compile(r"[0-9+\-.eEtrufalsn]*")
-_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+_TOKEN_RUN: Final = re.compile(r"[0-9+\-.eEtrufalsn]*")
+_SCALAR: Final = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 # A string body: plain characters and whole escapes.  It stops at the closing quote, at a
 # backslash whose escape is not whole (yet) or not valid, or at the end.
-_BODY = r'[^"\\]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\]*)*'
-_STRING_RUN = re.compile(_BODY)
+_BODY: Final = r'[^"\\]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\]*)*'
+_STRING_RUN: Final = re.compile(_BODY)
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 # Below this many characters the C decoder cannot pay for a failed try.
-_DECODE_MIN = 256
+_DECODE_MIN: Final = 256
 # Whole members read in one C match (most argument text is flat runs of them): a scalar
 # counts only when what follows it shows it ended, so a match never ends inside one.
-_W = r"[ \t\n\r]*"
-_SV = rf'(?:"{_BODY}"|(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)(?=[ \t\n\r,\]}}]))'
+_W: Final = r"[ \t\n\r]*"
+_SV: Final = rf'(?:"{_BODY}"|(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)(?=[ \t\n\r,\]}}]))'
 # (a value: a string, a scalar, or an array or object of those: nesting stops a match)
-_V = (rf'(?:{_SV}|\[{_W}(?:{_SV}(?:{_W},{_W}{_SV})*{_W})?\]'
+_V: Final = (rf'(?:{_SV}|\[{_W}(?:{_SV}(?:{_W},{_W}{_SV})*{_W})?\]'
       rf'|\{{{_W}(?:"{_BODY}"{_W}:{_W}{_SV}(?:{_W},{_W}"{_BODY}"{_W}:{_W}{_SV})*{_W})?\}})')
-_M = rf'{_W}"{_BODY}"{_W}:{_W}{_V}'
-_OBJECT_FROM_KEY = re.compile(rf"{_M}(?:{_W},{_M})*")
-_OBJECT_FROM_VALUE = re.compile(rf"{_W}{_V}(?:{_W},{_M})*")
-_OBJECT_AFTER = re.compile(rf"(?:{_W},{_M})+")
-_ARRAY_FROM_VALUE = re.compile(rf"{_W}{_V}(?:{_W},{_W}{_V})*")
-_ARRAY_AFTER = re.compile(rf"(?:{_W},{_W}{_V})+")
+_M: Final = rf'{_W}"{_BODY}"{_W}:{_W}{_V}'
+_OBJECT_FROM_KEY: Final = re.compile(rf"{_M}(?:{_W},{_M})*")
+_OBJECT_FROM_VALUE: Final = re.compile(rf"{_W}{_V}(?:{_W},{_M})*")
+_OBJECT_AFTER: Final = re.compile(rf"(?:{_W},{_M})+")
+_ARRAY_FROM_VALUE: Final = re.compile(rf"{_W}{_V}(?:{_W},{_W}{_V})*")
+_ARRAY_AFTER: Final = re.compile(rf"(?:{_W},{_W}{_V})+")
 
 
 # A backslash that begins no valid escape, or a ``\\u`` without four hex digits after it.  Found
 # also where an escaped backslash precedes such a letter (``\\\\q``): a false alarm only
 # sends the text the slow way; a real one is never missed.
-_BAD_ESCAPE = re.compile(r'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))')
+_BAD_ESCAPE: Final = re.compile(r'\\(?:[^"\\/bfnrtu]|u(?![0-9a-fA-F]{4}))')
 
 
 def bad_escape(text: str) -> bool:

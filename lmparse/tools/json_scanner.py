@@ -9,6 +9,8 @@ Each input character is looked at a bounded number of times, whatever the chunki
 
 from __future__ import annotations
 
+from typing import Final
+
 import json
 import re
 
@@ -16,19 +18,23 @@ __all__ = ["JsonValueScanner", "SCALAR_START", "WHOLE_DECODER", "string_end"]
 
 # Outside strings inside a container: everything but quotes, brackets and '<' (a
 # protocol boundary: '<' is never valid JSON outside a string), plus whole strings.
-_OUTSIDE = re.compile(r'[^"\[\]{}<]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}<]*)*', re.DOTALL)
-_SCALAR = re.compile(r"[-+.0-9a-zA-Z]*")
-SCALAR_START = frozenset("-0123456789tfnNI")
+_OUTSIDE: Final = re.compile(r'[^"\[\]{}<]*(?:"[^"\\]*(?:\\.[^"\\]*)*"[^"\[\]{}<]*)*', re.DOTALL)
+_SCALAR: Final = re.compile(r"[-+.0-9a-zA-Z]*")
+SCALAR_START: Final = frozenset("-0123456789tfnNI")
 # Below this many available characters the C decoder cannot pay for a failed try.
-_WHOLE_VALUE_MIN = 256
+_WHOLE_VALUE_MIN: Final = 256
 def _not_json(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
 # (``NaN`` and ``Infinity`` are Python's, not JSON: a value holding one is scanned, not decoded)
-_DECODER = WHOLE_DECODER = json.JSONDecoder(strict=False, parse_constant=_not_json)
+WHOLE_DECODER: Final = json.JSONDecoder(strict=False, parse_constant=_not_json)
+_DECODER: Final = WHOLE_DECODER
 
-_NONE, _CONTAINER, _STRING, _SCALAR_KIND = range(4)
+_NONE: Final = 0
+_CONTAINER: Final = 1
+_STRING: Final = 2
+_SCALAR_KIND: Final = 3
 
 
 class JsonValueScanner:

@@ -17,7 +17,7 @@ with its arguments; the block's close tag is the driver's (``ToolParser._consume
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 import json
 import re
@@ -29,11 +29,13 @@ from .._mypyc import mypyc_attr
 
 __all__ = ["LiteralCallParser", "JsonCallParser", "NAME_CHARS"]
 
-NAME_CHARS = re.compile(r"[^{}()<>\s,:]*")  # characters of a function name
-_MAX_NAME = 256  # longer is prose, not a name: a bound on what is held
-_HEAD, _ARGS, _SKIP = range(3)
-_SKIP_LIMIT = 1024  # how far past a break the block's close tag makes the rest of it markup
-_BROKEN = "malformed: the arguments broke off; the rest of the block is its markup"
+NAME_CHARS: Final = re.compile(r"[^{}()<>\s,:]*")  # characters of a function name
+_MAX_NAME: Final = 256  # longer is prose, not a name: a bound on what is held
+_HEAD: Final = 0
+_ARGS: Final = 1
+_SKIP: Final = 2
+_SKIP_LIMIT: Final = 1024  # how far past a break the block's close tag makes the rest of it markup
+_BROKEN: Final = "malformed: the arguments broke off; the rest of the block is its markup"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

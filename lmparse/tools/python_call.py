@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 import ast
 import io
 import json
@@ -17,8 +19,8 @@ import warnings
 
 __all__ = ["CallScanner", "call_arguments", "literal_value", "python_literal", "raw_quotable"]
 
-_CODE = re.compile(r"[^'\"()\[\]{}]*")  # a run with no quote or bracket
-_ELEMENT_CODE = re.compile(r"[^'\"()\[\]{},]*")  # ... nor a comma
+_CODE: Final = re.compile(r"[^'\"()\[\]{}]*")  # a run with no quote or bracket
+_ELEMENT_CODE: Final = re.compile(r"[^'\"()\[\]{},]*")  # ... nor a comma
 
 
 class CallScanner:
@@ -90,7 +92,7 @@ class CallScanner:
 
 
 # JSON's constants, read as Python names in a call whose literals mix both (LFM2).
-_JSON_CONSTANTS = {"true": True, "false": False, "null": None}
+_JSON_CONSTANTS: Final = {"true": True, "false": False, "null": None}
 
 
 class _JsonConstants(ast.NodeTransformer):
@@ -152,7 +154,7 @@ def _parse(source: str) -> ast.expr | None:
         return None
 
 
-_LAYOUT = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
+_LAYOUT: Final = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
 
 
 def _rename_keyword_arguments(source: str) -> tuple[str, dict[str, str]]:

@@ -10,7 +10,7 @@ commits; a block of malformed calls only is text, as prose that mentions a tag i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Final, TYPE_CHECKING
 
 from .calls import Events
 
@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 
 __all__ = ["MALFORMED_CALL", "SKIP_LIMIT", "SkippedCalls", "find_call_end"]
 
-MALFORMED_CALL = "malformed call: skipped to its close tag"
+MALFORMED_CALL: Final = "malformed call: skipped to its close tag"
 # A malformed call is skipped to its delimiter when that arrives within this many characters;
 # further on, the block ends where the call began, as before recovery.
-SKIP_LIMIT = 4096
+SKIP_LIMIT: Final = 4096
 
 
 def find_call_end(text: str, scan: int, limit: int, close: str, block_close: str | None) -> tuple[int, bool] | None:

@@ -14,7 +14,7 @@ between the arguments and the end marker is kept as written.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from collections.abc import Callable
 
@@ -27,9 +27,12 @@ from .._mypyc import mypyc_attr
 
 __all__ = ["SectionToolParser"]
 
-_BETWEEN, _HEADER, _ARGS, _TAIL = range(4)
+_BETWEEN: Final = 0
+_HEADER: Final = 1
+_ARGS: Final = 2
+_TAIL: Final = 3
 # A header is a name and maybe an index: one that runs this long without its end is prose.
-_MAX_HEADER = 512
+_MAX_HEADER: Final = 512
 
 
 def _skip_ws(text: str, pos: int, n: int) -> int:

@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 __all__ = ["CallSyntax", "ParamSyntax", "derive_call_syntax"]
 
-_NAME_1, _NAME_2 = "lmparse_name_one", "lmparse_name_two"
-_KEY, _VALUE = "lmparse_key", "lmparse_value"
-_ARGS = '{"lmparse_key": "lmparse_value"}'
-_SLOT = "\x00arguments\x00"  # where the arguments were, once cut out of a rendering
+_NAME_1: Final = "lmparse_name_one"
+_NAME_2: Final = "lmparse_name_two"
+_KEY: Final = "lmparse_key"
+_VALUE: Final = "lmparse_value"
+_ARGS: Final = '{"lmparse_key": "lmparse_value"}'
+_SLOT: Final = "\x00arguments\x00"  # where the arguments were, once cut out of a rendering
 
 
 class ParamSyntax(NamedTuple):

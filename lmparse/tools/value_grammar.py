@@ -27,6 +27,8 @@ once per structural character, never per character of text.
 
 from __future__ import annotations
 
+from typing import Final
+
 import json
 import re
 
@@ -35,9 +37,9 @@ from ..markers import WHITESPACE, held_prefix_start
 __all__ = ["JsonWriter", "ValueGrammar", "LiteralTranslator", "type_bare_scalar", "render_literal", "GEMMA_LITERAL",
            "GEMMA_PAREN_LITERAL"]
 
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # Bare words with a JSON meaning; ``None`` is how a Jinja template prints a Python None.
-_WORDS = {"true": "true", "false": "false", "null": "null", "None": "null"}
+_WORDS: Final = {"true": "true", "false": "false", "null": "null", "None": "null"}
 
 
 def _escaped(text: str) -> str:
@@ -159,12 +161,17 @@ def render_literal(value: object, grammar: ValueGrammar) -> str:
 
 # Gemma 4: ``<|"|>`` around raw strings (no escaping at all), bare keys; the same inside
 # ``(`` ... ``)`` (vLLM's ``call:NAME(...)`` variant; there a bare scalar also ends at ``)``).
-GEMMA_LITERAL = ValueGrammar('<|"|>', '<|"|>')
-GEMMA_PAREN_LITERAL = ValueGrammar('<|"|>', '<|"|>', outer="()")
+GEMMA_LITERAL: Final = ValueGrammar('<|"|>', '<|"|>')
+GEMMA_PAREN_LITERAL: Final = ValueGrammar('<|"|>', '<|"|>', outer="()")
 
-_MAX_KEY = 256  # a bare key runs this long without its ``:``: not a key
+_MAX_KEY: Final = 256  # a bare key runs this long without its ``:``: not a key
 # Lexer states.
-_VALUE, _KEY, _AFTER, _STRING, _BARE_KEY, _SCALAR = range(6)
+_VALUE: Final = 0
+_KEY: Final = 1
+_AFTER: Final = 2
+_STRING: Final = 3
+_BARE_KEY: Final = 4
+_SCALAR: Final = 5
 
 
 class LiteralTranslator:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, TypeVar, Union
+from typing import Any, ClassVar, Final, Literal, TypeVar, Union
 
 from ..markers import MarkerSet
 from ..request import ParserRequest
@@ -45,7 +45,7 @@ class Verdict(enum.Enum):
         return "MALFORMED"
 
 
-MALFORMED = Verdict.MALFORMED
+MALFORMED: Final = Verdict.MALFORMED
 Malformed = Literal[Verdict.MALFORMED]
 _T = TypeVar("_T")
 # A hook's or reader's answer: what it read, None (wait for more text) or MALFORMED.
@@ -60,7 +60,11 @@ ArgStartStep = tuple[int, Literal["arg_name", "done"]]
 Declared = Literal["string", "json", "arguments"]
 ArgNameStep = tuple[int, str] | tuple[int, str, Declared | Typed | None]
 
-_FUNCTION, _ARG_START, _ARG_NAME, _ARG_VALUE, _SKIP = range(5)
+_FUNCTION: Final = 0
+_ARG_START: Final = 1
+_ARG_NAME: Final = 2
+_ARG_VALUE: Final = 3
+_SKIP: Final = 4
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -13,8 +13,8 @@ converted then (``convert_value``); a value declared JSON is forwarded verbatim.
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import Any, NamedTuple
+from json import encoder as _encoder
+from typing import Any, Final, NamedTuple
 
 from ..markers import WHITESPACE, MarkerSet
 from ..schema import Kinds, convert_value, declared_type, streams_as_string, value_types
@@ -22,6 +22,10 @@ from .calls import CallEmitter, Events
 from .json_scanner import JsonValueScanner
 
 __all__ = ["XmlValueReader", "Typed", "convert_value", "argument_items", "json_string_body"]
+
+# The C encoders, as Final names (mypyc reads them without a globals lookup per call).
+_ENCODE: Final = _encoder.encode_basestring
+_ENCODE_ASCII: Final = _encoder.encode_basestring_ascii
 
 class Typed(NamedTuple):
     """A value whose type the call syntax writes (K2 Horizon's ``<ifm|arg_type>``): converted
@@ -31,10 +35,12 @@ class Typed(NamedTuple):
 
 
 # How a value is carried into the arguments object.
-_STREAM, _BUFFER, _JSON = range(3)
+_STREAM: Final = 0
+_BUFFER: Final = 1
+_JSON: Final = 2
 
 # How far past an enclosing close tag met inside a value the value's own close tag is looked for.
-_LOOKAHEAD = 256
+_LOOKAHEAD: Final = 256
 
 
 def argument_items(arguments: str) -> list[tuple[str, str]]:
@@ -51,8 +57,8 @@ def json_string_body(text: str) -> str:
     ASCII text takes CPython's ASCII encoder, the same bytes about four times faster; DEL
     (which only that one escapes) keeps the general encoder."""
     if text.isascii() and "\x7f" not in text:
-        return encode_basestring_ascii(text)[1:-1]
-    return encode_basestring(text)[1:-1]
+        return _ENCODE_ASCII(text)[1:-1]
+    return _ENCODE(text)[1:-1]
 
 
 def _value_stop(text: str, pos: int, final: bool, stops: MarkerSet, close: str, parameter_open: str
@@ -149,7 +155,7 @@ class XmlValueReader:
         self.lane = None
         if declared == "arguments" or self._whole:
             return self._open_whole()
-        head = ("{" if not self._args_open else ", ") + encode_basestring(key) + ": "
+        head = ("{" if not self._args_open else ", ") + _ENCODE(key) + ": "
         self._args_open = True
         self._either = False
         if declared == "json":

@@ -1,6 +1,6 @@
 """Clients that speak Chat Completions (`/v1/chat/completions`), pinned like the others:
-Qwen Code (`qwen -p`), opencode (`opencode run`) and Simon Willison's `llm` (a Python
-function as a tool).  Each makes the model call a tool, runs it, sends the result back, and
+Qwen Code (`qwen -p`), opencode (`opencode run`), Kilo CLI (`kilo run`) and Simon Willison's
+`llm` (a Python function as a tool).  Each makes the model call a tool, runs it, sends the result back, and
 the final answer quotes it."""
 
 from __future__ import annotations
@@ -70,6 +70,31 @@ def test_opencode_runs_its_bash_tool(lmparse_server, tmp_path):
     assert [(t["tool"], t["state"]["input"]["command"], t["state"]["status"]) for t in tools] == [
         ("bash", "echo lmparse-agent-42", "completed")]
     assert "lmparse-agent-42" in tools[0]["state"]["output"]
+    answer = "".join(e["part"]["text"] for e in events if e.get("type") == "text")
+    assert "bash returned" in answer and "lmparse-agent-42" in answer
+    assert served_chat(lmparse_server) >= before + 2
+
+
+def test_kilo_runs_its_bash_tool(lmparse_server, tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "kilo.json").write_text(json.dumps({
+        "$schema": "https://app.kilo.ai/config.json", "model": "lmparse/qwen3", "autoupdate": False,
+        "share": "disabled", "provider": {"lmparse": {
+            "npm": "@ai-sdk/openai-compatible", "name": "lmparse",
+            "options": {"baseURL": lmparse_server.url + "/v1", "apiKey": API_KEY},
+            "models": {"qwen3": {"name": "qwen3", "tool_call": True}}}}}))
+    # Kilo sends telemetry only when KILO_TELEMETRY_LEVEL is "all" (or its settings say so).
+    env = private_env(tmp_path / "home", KILO_TELEMETRY_LEVEL="off", KILO_DISABLE_AUTOUPDATE="1",
+                      KILO_DISABLE_MODELS_FETCH="1", KILO_DISABLE_SHARE="1", KILO_DISABLE_LSP_DOWNLOAD="1")
+    before = served_chat(lmparse_server)
+    out = run([client_path("kilo"), "run", "--format", "json", "--auto", "Use bash with command='echo lmparse-agent-42'"],
+              workdir, env)
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    tools = [e["part"] for e in events if e.get("type") == "tool_use"]
+    assert [(t["tool"], t["state"]["input"]["command"], t["state"]["status"]) for t in tools] == [
+        ("bash", "echo lmparse-agent-42", "completed")]
+    assert tools[0]["state"]["output"].strip() == "lmparse-agent-42"
     answer = "".join(e["part"]["text"] for e in events if e.get("type") == "text")
     assert "bash returned" in answer and "lmparse-agent-42" in answer
     assert served_chat(lmparse_server) >= before + 2

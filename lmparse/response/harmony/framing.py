@@ -19,7 +19,7 @@ syntax: its text goes to ``dropped`` with the reason, never to content or reason
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import Final, Generic, Protocol, TYPE_CHECKING, TypeVar
 from collections.abc import Callable
 
 from ...events import Events
@@ -55,21 +55,24 @@ class Event(enum.IntEnum):
     EOS = 7
 
 
-MARKER_EVENTS = {
+MARKER_EVENTS: Final = {
     START: Event.START, CHANNEL: Event.CHANNEL, MESSAGE: Event.MESSAGE, CONSTRAIN: Event.CONSTRAIN,
     END: Event.STOP, CALL: Event.STOP, RETURN: Event.STOP,
 }
 
 # Module-level names for the members: an enum class's attribute lookup is slow on hot paths.
-_O, _H, _B, _N = Framing.OPENING, Framing.HEADER, Framing.BODY, Framing.BETWEEN
-_TEXT = Event.TEXT
+_O: Final = Framing.OPENING
+_H: Final = Framing.HEADER
+_B: Final = Framing.BODY
+_N: Final = Framing.BETWEEN
+_TEXT: Final = Event.TEXT
 Plan = tuple[tuple[str, ...], Framing]
 
 # state -> event -> (steps, next state).  Steps are Framer methods, run in order with the
 # event's payload.  `open_header` follows <|start|> (the header names the role);
 # `open_assistant_header` opens one whose role the prompt gave (the reply's first message,
 # or a message that omits <|start|>).
-FRAMING: dict[Framing, dict[Event, Plan]] = {
+FRAMING: Final[dict[Framing, dict[Event, Plan]]] = {
     _O: {
         Event.START: (("open_header",), _H),
         Event.CHANNEL: (("open_assistant_header", "header_text"), _H),
@@ -115,7 +118,7 @@ def text_events(state: Framing) -> frozenset[Event]:
     return frozenset(e for e, (steps, after) in FRAMING[state].items() if after is state and steps in _TEXT_STEPS)
 
 
-_TEXT_STEPS = (("header_text",), ("body_text",))
+_TEXT_STEPS: Final = (("header_text",), ("body_text",))
 
 P = TypeVar("P")  # a payload: the marker's or text's own spelling (str), or token ids
 P_contra = TypeVar("P_contra", contravariant=True)
@@ -244,7 +247,7 @@ class Framer(Generic[P]):
 Step = Callable[..., None]  # a Framer method: (framer, payload, out)
 Row = dict[Event, tuple[tuple[Step, ...], Framing, "Row"]]
 # FRAMING compiled: each step name resolved to its function, each next state to its row.
-_PLANS: dict[Framing, Row] = {state: {} for state in FRAMING}
+_PLANS: Final[dict[Framing, Row]] = {state: {} for state in FRAMING}
 for _state, _row in FRAMING.items():
     for _event, (_steps, _after) in _row.items():
         _PLANS[_state][_event] = (tuple(getattr(Framer, s) for s in _steps), _after, _PLANS[_after])

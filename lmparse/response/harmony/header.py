@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 import re
 
 from .markers import CHANNEL, CONSTRAIN
 
 __all__ = ["parse_header", "function_name"]
 
-_FUNCTIONS = "functions."
-_ROLES = frozenset(("user", "assistant", "system", "developer", "tool"))
+_FUNCTIONS: Final = "functions."
+_ROLES: Final = frozenset(("user", "assistant", "system", "developer", "tool"))
 # Rust's char::is_whitespace and u8::is_ascii_whitespace, which openai-harmony's header
 # parser uses (Python's str.split and str.strip disagree on a few control characters).
-_UNICODE_WS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B)))
-_CHANNEL_VALUE = re.compile(f"[^<{_UNICODE_WS}]*")
-_ASCII_SPLIT = re.compile("[ \t\n\x0c\r]+")
+_UNICODE_WS: Final = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + (
+    "".join(map(chr, range(0x2000, 0x200B))))
+_CHANNEL_VALUE: Final = re.compile(f"[^<{_UNICODE_WS}]*")
+_ASCII_SPLIT: Final = re.compile("[ \t\n\x0c\r]+")
 
 
 def parse_header(header: str, role_known: bool = True) -> tuple[str | None, str | None] | None:

@@ -16,6 +16,8 @@ calls at all: such a body stays visible as text of its channel, and is recorded 
 
 from __future__ import annotations
 
+from typing import Final
+
 from collections.abc import Callable
 
 from ...events import CONTENT, REASONING, DroppedCall, Events, Text
@@ -25,13 +27,17 @@ from .header import function_name
 
 __all__ = ["Router", "TRUNCATED_HEADER"]
 
-TRUNCATED_HEADER = "truncated: the reply ended inside a message header"
+TRUNCATED_HEADER: Final = "truncated: the reply ended inside a message header"
 
-_CONTENT, _REASONING, _CALL, _DISCARD, _BUILTIN = range(5)
+_CONTENT: Final = 0
+_REASONING: Final = 1
+_CALL: Final = 2
+_DISCARD: Final = 3
+_BUILTIN: Final = 4
 # gpt-oss's built-in tools, as its system prompt names them: ``python``, ``browser.*``, ``container.*``.
-_BUILTIN_NAMES = ("python",)
-_BUILTIN_NAMESPACES = ("browser.", "container.")
-BUILTIN_NOT_OFFERED = "a built-in tool the request does not offer; its message is in text"
+_BUILTIN_NAMES: Final = ("python",)
+_BUILTIN_NAMESPACES: Final = ("browser.", "container.")
+BUILTIN_NOT_OFFERED: Final = "a built-in tool the request does not offer; its message is in text"
 
 
 def builtin_name(recipient: str | None) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from ...markers import MarkerSet
 from ...events import Events
 from .framing import MARKER_EVENTS, Event, Framer, Framing, text_events
@@ -11,12 +13,13 @@ __all__ = ["TextLexer", "TextMessages"]
 
 # A first message may carry its recipient before the channel, as the official template
 # renders it: `<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>`.
-RECIPIENT_OPENERS = (" to=", "to=")
+RECIPIENT_OPENERS: Final = (" to=", "to=")
 
-_ALL = MarkerSet(MARKER_EVENTS)
-_HEADER, _BODY = Framing.HEADER, Framing.BODY  # module names: enum attribute lookups are slow
+_ALL: Final = MarkerSet(MARKER_EVENTS)
+_HEADER: Final = Framing.HEADER  # module names: enum attribute lookups are slow
+_BODY: Final = Framing.BODY
 # Inside a header or a body, only the markers that are more than text there are searched for.
-_SEARCHED = {
+_SEARCHED: Final = {
     state: MarkerSet(m for m, event in MARKER_EVENTS.items() if event not in text_events(state))
     for state in (Framing.HEADER, Framing.BODY)
 }

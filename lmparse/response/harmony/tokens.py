@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+from typing import Any, Final
 from collections.abc import Sequence
 
 from ...events import Events
@@ -21,12 +21,13 @@ from .text import RECIPIENT_OPENERS
 
 __all__ = ["load_encoding", "encoding_at_hand", "harmony_module", "is_encoding", "TokenLexer", "TokenMessages"]
 
-INSTALL_HINT = ("the 'gpt-oss' response parser needs openai-harmony: pip install openai-harmony "
-                "(the serve and harmony extras bring it: docs/install.md)")
+INSTALL_HINT: Final = ("the 'gpt-oss' response parser needs openai-harmony: pip install openai-harmony "
+                       "(the serve and harmony extras bring it: docs/install.md)")
 
-_START_ID, _MESSAGE_ID = MARKER_IDS[START], MARKER_IDS[MESSAGE]
-BODY_WINDOW = 4096  # body tokens one openai-harmony parser reads before a fresh one takes over
-_EVENTS = {MARKER_IDS[marker]: event for marker, event in MARKER_EVENTS.items()}
+_START_ID: Final = MARKER_IDS[START]
+_MESSAGE_ID: Final = MARKER_IDS[MESSAGE]
+BODY_WINDOW: Final = 4096  # body tokens one openai-harmony parser reads before a fresh one takes over
+_EVENTS: Final = {MARKER_IDS[marker]: event for marker, event in MARKER_EVENTS.items()}
 
 
 def harmony_module() -> Any:
@@ -169,7 +170,8 @@ class TokenMessages:
         return parser
 
 
-_TEXT, _OPENING = Event.TEXT, Framing.OPENING  # module names: enum attribute lookups are slow
+_TEXT: Final = Event.TEXT  # module names: enum attribute lookups are slow
+_OPENING: Final = Framing.OPENING
 
 
 class TokenLexer:

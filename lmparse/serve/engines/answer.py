@@ -23,6 +23,10 @@ The rules (documented for users of ``lmparse serve``):
   (``<system-reminder>`` blocks anywhere, a turn that is one ``<environment_context>``-like
   element, Codex's AGENTS.md turn) is context, not a request.  A user turn that holds
   nothing else does not end the tool loop: results before it are still answered.
+* A user turn that is the client's own notice to the model (it opens with a label such as
+  ``[SYSTEM]``, ``[TASK RESUMPTION]``, ``[ERROR]`` or ``SYSTEM NOTICE:``) is not the user's
+  request either.  It is obeyed only once the request is done: after a text answer, the
+  tools it names are called (Cline's ``[SYSTEM] ... call submit_and_exit`` ends its run).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from ...request import Named
 from ...schema import schema_type
 from .base import GenerationRequest
 
-__all__ = ["Reply", "Squeezed", "PIECE", "decide", "build_arguments", "user_pairs", "user_words"]
+__all__ = ["Reply", "Squeezed", "PIECE", "decide", "build_arguments", "client_notice", "user_pairs", "user_words"]
 
 PIECE = 4096  # characters of reply text handed on at a time
 
@@ -249,6 +253,25 @@ def user_words(text: str) -> str:
     return stripped
 
 
+# A client's notice to the model sent as a user turn opens with a label: bracketed in any case
+# (``[SYSTEM]``, ``[Task Resumption]``), or upper case before a colon (``SYSTEM NOTICE:``), one of
+# whose words says it is a notice.  A request that merely starts with brackets (``[draft] ...``)
+# or a word and a colon (``Note: ...``) is the user's.
+_NOTICE_LABEL = re.compile(r"\s*(?:\[([A-Za-z][A-Za-z _-]{0,39})\]|([A-Z][A-Z _-]{0,39}):)")
+_NOTICE_WORDS = frozenset({"system", "notice", "note", "reminder", "instruction", "instructions", "error",
+                           "warning", "automated", "resumption", "harness"})
+_LABEL_WORD = re.compile(r"[A-Za-z]+")
+
+
+def client_notice(text: str) -> bool:
+    """Whether a user turn is a notice the client wrote to the model, not the user's request."""
+    m = _NOTICE_LABEL.match(text)
+    if m is None:
+        return False
+    label = m.group(1) if m.group(1) is not None else m.group(2)
+    return any(word.lower() in _NOTICE_WORDS for word in _LABEL_WORD.findall(label))
+
+
 def _resolve(schema: Any, root: Any) -> Any:
     """A local ``$ref`` (``#/$defs/Name``) followed, once per level."""
     if isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#/"):
@@ -323,10 +346,11 @@ def _tool_results(messages: list[dict]) -> list[tuple[str, str]]:
     return results[::-1]
 
 
-def _conversation(messages: list[dict]) -> tuple[str, list[dict]]:
-    """The last thing the user wrote, and the turns without system turns and user turns
-    that hold only injected context."""
-    turns, said = [], ""
+def _conversation(messages: list[dict]) -> tuple[str, list[dict], str]:
+    """The last thing the user wrote; the turns without system turns and user turns that
+    hold only injected context or a client's notice; and the notices after the last of
+    those turns."""
+    turns, said, notices = [], "", []
     for m in messages:
         role = m["role"]
         if role == "system":
@@ -335,9 +359,13 @@ def _conversation(messages: list[dict]) -> tuple[str, list[dict]]:
             words = user_words(_text_of(m))
             if not words:
                 continue
+            if client_notice(words):
+                notices.append(words)
+                continue
             said = words
         turns.append(m)
-    return said, turns
+        notices = []
+    return said, turns, "\n".join(notices)
 
 
 def _echo(text: str) -> Squeezed:
@@ -350,10 +378,13 @@ def _echo(text: str) -> Squeezed:
 
 def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
     pr = request.parser_request
-    user_text, turns = _conversation(request.messages)
+    user_text, turns, notice = _conversation(request.messages)
     results = _tool_results(turns)
     callable_names = [fn["name"] for fn in pr.callable_tools]
-    named = _named_tools(user_text, callable_names)
+    # The request is done when a text answer follows it: a notice after that is what is asked.
+    answered = bool(notice) and bool(turns) and turns[-1]["role"] == "assistant" and not turns[-1].get("tool_calls")
+    asked = notice if answered else user_text
+    named = _named_tools(asked, callable_names)
     choice = pr.choice
     if isinstance(choice, Named):
         names = [choice.name]
@@ -367,10 +398,10 @@ def decide(request: GenerationRequest, thinking: bool, model: str) -> Reply:
         names = names[:pr.max_calls]
 
     if names:
-        pairs = user_pairs(user_text)
+        pairs = user_pairs(asked)
         calls = [(n, json.dumps(build_arguments(pr.schema_for(n), pairs), ensure_ascii=False)) for n in names]
         listed = " and ".join(names)
-        if thinking and _NESTED_HINT.search(user_text):
+        if thinking and _NESTED_HINT.search(asked):
             return Reply(f"Let me call {listed} while I think.\n", calls=calls, calls_in_reasoning=True,
                          reasoning_after="\nThe call is on its way; that settles it.")
         it = "them" if len(names) > 1 else "it"

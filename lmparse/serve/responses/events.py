@@ -28,7 +28,14 @@ from ..runner import ChatRunner, HeldSpace, RunnerDelta
 from .custom_input import CustomInput, final_input
 from .request import ResponsesOptions
 
-__all__ = ["ResponseBuilder", "sse"]
+__all__ = ["ResponseBuilder", "sse", "DONE"]
+
+
+# A reasoning_text part's delta / done events: OpenAI's names, and the Open Responses specification's.
+_OPENAI_REASONING = ("response.reasoning_text.delta", "response.reasoning_text.done")
+_OPEN_RESPONSES_REASONING = ("response.reasoning.delta", "response.reasoning.done")
+# The Open Responses specification ends a stream with this literal; OpenAI's Responses API sends none.
+DONE = b"data: [DONE]\n\n"
 
 
 def sse(event: dict) -> bytes:
@@ -64,6 +71,7 @@ class ResponseBuilder:
         self._space = HeldSpace()
         self._seq = 0
         self._events: list[dict] = []
+        self._reasoning_events = _OPEN_RESPONSES_REASONING if opts.open_responses else _OPENAI_REASONING
         self.response: dict[str, Any] = {
             "id": self.id, "object": "response", "created_at": int(time.time()), "status": "in_progress",
             "completed_at": None, "error": None, "incomplete_details": None, "model": opts.model,
@@ -131,7 +139,7 @@ class ResponseBuilder:
         if self.opts.summary:
             self._event("response.reasoning_summary_text.delta", item_id=opened.item["id"],
                         output_index=opened.index, summary_index=0, delta=text)
-        self._event("response.reasoning_text.delta", item_id=opened.item["id"], output_index=opened.index,
+        self._event(self._reasoning_events[0], item_id=opened.item["id"], output_index=opened.index,
                     content_index=0, delta=text)
 
     def _text(self, text: str, logprobs: list[dict] | None) -> None:
@@ -187,7 +195,7 @@ class ResponseBuilder:
         if opened.kind == "reasoning":
             part: dict[str, Any] = {"type": "reasoning_text", "text": text}
             item["content"] = [part]
-            self._event("response.reasoning_text.done", item_id=item_id, output_index=index, content_index=0,
+            self._event(self._reasoning_events[1], item_id=item_id, output_index=index, content_index=0,
                         text=text)
             self._event("response.content_part.done", item_id=item_id, output_index=index, content_index=0, part=part)
             if self.opts.summary:

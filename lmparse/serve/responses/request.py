@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...request import ParserRequest
@@ -28,7 +29,7 @@ from ..validate import (OPENAI_SAMPLING, arguments_json, checked, format_type, o
 from .store import ResponseStore
 from .tools import ToolMap, offered_tools, tool_choice
 
-__all__ = ["ResponsesOptions", "parse_request"]
+__all__ = ["ResponsesOptions", "parse_request", "conversation_turns", "DIALECTS", "DIALECT_HEADER"]
 
 logger = logging.getLogger("lmparse.serve")
 
@@ -39,18 +40,23 @@ _HOSTED_ITEMS = ("web_search_call", "file_search_call", "computer_call", "comput
                  "image_generation_call", "code_interpreter_call", "local_shell_call", "local_shell_call_output",
                  "shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output", "mcp_list_tools",
                  "mcp_approval_request", "mcp_approval_response", "mcp_call", "tool_search_call",
-                 "tool_search_output", "compaction", "compaction_trigger", "program", "program_output",
+                 "tool_search_output", "compaction_trigger", "program", "program_output",
                  "additional_tools")
 _INCLUDABLE = ("reasoning.encrypted_content", "message.output_text.logprobs", "file_search_call.results",
                "web_search_call.results", "web_search_call.action.sources", "message.input_image.image_url",
                "computer_call_output.output.image_url", "code_interpreter_call.outputs")
+# How a stream is written: OpenAI's Responses API (the default) or the Open Responses
+# specification's, chosen per server (--responses-dialect) or per request (DIALECT_HEADER).
+DIALECTS = ("openai", "openresponses")
+DIALECT_HEADER = "x-lmparse-responses-dialect"
 _EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 _SUMMARIES = ("auto", "concise", "detailed")
 
 
 class ResponsesOptions:
     __slots__ = ("model", "stream", "tools", "encrypted_reasoning", "logprobs", "summary", "store",
-                 "previous_response_id", "new_messages", "echo", "signer", "ignored_tools")
+                 "previous_response_id", "new_messages", "conversation", "echo", "signer", "ignored_tools",
+                 "open_responses")
 
     def __init__(self, model: str, stream: bool, tools: ToolMap, signer: Signer) -> None:
         self.model = model
@@ -63,8 +69,12 @@ class ResponsesOptions:
         self.store: ResponseStore | None = None  # where to keep the response (store: true)
         self.previous_response_id: str | None = None
         self.new_messages: list[dict] = []  # this request's input turns, without instructions
+        self.conversation: list[dict] = []  # the turns continued, then new_messages
         self.echo: dict[str, Any] = {}  # request fields the response object repeats
         self.ignored_tools: list[str] = []
+        # The Open Responses event names (response.reasoning.delta) and a closing [DONE],
+        # instead of OpenAI's (response.reasoning_text.delta, no [DONE]): see DIALECTS.
+        self.open_responses = False
 
 
 # ---- input items --------------------------------------------------------------------------------
@@ -74,11 +84,19 @@ class _Turns:
     """Chat messages from items; assistant-side items in a row make one assistant turn
     (its texts and reasoning collected in lists, joined once when the turn ends)."""
 
-    def __init__(self) -> None:
+    def __init__(self, history: Sequence[dict] = ()) -> None:
         self._messages: list[dict] = []
         self._texts: list[str] = []
         self._reasoning: list[str] = []
         self._calls: list[dict] | None = None  # not None while an assistant turn is open
+        self.call_ids: set[str] = set()  # the calls a tool output may answer: the history's and the input's
+        for message in history:
+            self._note_calls(message)
+
+    def _note_calls(self, message: dict) -> None:
+        for call in message.get("tool_calls") or ():
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                self.call_ids.add(call["id"])
 
     def _end_assistant(self) -> None:
         if self._calls is not None:
@@ -88,6 +106,7 @@ class _Turns:
     def add(self, message: dict) -> None:
         self._end_assistant()
         self._messages.append(message)
+        self._note_calls(message)
 
     def assistant_text(self, text: str) -> None:
         self._open()
@@ -98,6 +117,7 @@ class _Turns:
         self._reasoning.append(text)
 
     def call(self, call_id: str, name: str, arguments: str) -> None:
+        self.call_ids.add(call_id)
         self._open().append({"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}})
 
     def _open(self) -> list[dict]:
@@ -125,6 +145,17 @@ def _reasoning_text(item: dict, path: str, signer: Signer) -> str | None:
     if isinstance(summary, list) and summary:
         return "\n\n".join(p["text"] for p in summary if isinstance(p, dict) and isinstance(p.get("text"), str))
     return None
+
+
+def _compacted(item: dict, path: str, signer: Signer) -> list[dict]:
+    """The chat messages of a ``compaction`` item lmparse made (``POST /v1/responses/compact``);
+    another provider's, or one sealed under another key, is left out of the prompt."""
+    opened = signer.open_window(item.get("encrypted_content"))
+    messages = json.loads(opened) if opened is not None else None
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        logger.debug("%s: a compaction item lmparse did not make is left out of the prompt", path)
+        return []
+    return messages
 
 
 def _nonempty_str(item: dict, field: str, path: str) -> str:
@@ -171,7 +202,15 @@ def _item(item: Any, path: str, turns: _Turns, tool_map: ToolMap, signer: Signer
     elif kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
         text = openai_text(output, f"{path}.output") if output is not None else ""
-        turns.add({"role": "tool", "tool_call_id": _nonempty_str(item, "call_id", path), "content": text})
+        call_id = _nonempty_str(item, "call_id", path)
+        # As OpenAI: an output answers a call of the conversation (this input or the one it continues).
+        require(call_id in turns.call_ids, f"{path}.call_id: no tool call with call_id {call_id!r} in the "
+                "conversation for this output to answer", f"{path}.call_id")
+        turns.add({"role": "tool", "tool_call_id": call_id, "content": text})
+    elif kind == "compaction":
+        window = _compacted(item, path, signer)
+        for message in window:
+            turns.add(message)
     elif kind in _HOSTED_ITEMS:
         logger.debug("%s: a %s item is left out of the prompt", path, kind)
     else:
@@ -181,10 +220,11 @@ def _item(item: Any, path: str, turns: _Turns, tool_map: ToolMap, signer: Signer
 # ---- the request --------------------------------------------------------------------------------
 
 
-def _number(body: dict, field: str) -> float | None:
+def _number(body: dict, field: str, default: float) -> float:
     """A sampling field, range-checked as Chat Completions checks it (the response echoes it)."""
     low, high = next((low, high) for name, low, high in OPENAI_SAMPLING if name == field)
-    return optional_number(body, field, low, high)
+    value = optional_number(body, field, low, high)
+    return default if value is None else value
 
 
 def _text_format(text: Any) -> dict | None:
@@ -225,8 +265,9 @@ def _include(raw: Any) -> list[str]:
     return raw
 
 
-def parse_request(body: Any, default_model: str, signer: Signer,
-                  store: ResponseStore | None) -> tuple[GenerationRequest, ResponsesOptions]:
+def parse_request(body: Any, default_model: str, signer: Signer, store: ResponseStore | None,
+                  dialect: str = "openai",
+                  recent: Mapping[str, list[dict]] | None = None) -> tuple[GenerationRequest, ResponsesOptions]:
     require(isinstance(body, dict), "the request body must be a JSON object", None)
     model = body.get("model", default_model)
     require(isinstance(model, str), "model must be a string", "model")
@@ -236,6 +277,7 @@ def parse_request(body: Any, default_model: str, signer: Signer,
             raise RequestError(f"{field}: {what} are not supported by lmparse; send the input itself "
                                "(previous_response_id chains stored responses)", field)
     opts = ResponsesOptions(model, optional_bool(body, "stream"), ToolMap(), signer)
+    opts.open_responses = dialect == "openresponses"
     functions = offered_tools(body.get("tools"), opts.tools, opts.ignored_tools)
     effort, opts.summary = _reasoning(body.get("reasoning"))
     parsed = _parser_request(body, functions, opts, effort)
@@ -246,16 +288,10 @@ def parse_request(body: Any, default_model: str, signer: Signer,
     opts.logprobs = "message.output_text.logprobs" in include
     top = optional_int(body, "top_logprobs", minimum=0, maximum=20) or 0
 
-    previous = body.get("previous_response_id")
-    require(previous is None or isinstance(previous, str), "previous_response_id must be a string",
-            "previous_response_id")
-    history = _history(previous, store)
-    opts.previous_response_id = previous
-    opts.new_messages = _input_turns(body.get("input"), previous, opts, signer, store)
-
+    conversation = conversation_turns(body, opts, signer, store, recent)
     instructions = body.get("instructions")
     require(instructions is None or isinstance(instructions, str), "instructions must be a string", "instructions")
-    messages = ([{"role": "system", "content": instructions}] if instructions else []) + history + opts.new_messages
+    messages = ([{"role": "system", "content": instructions}] if instructions else []) + conversation
     max_tokens = optional_int(body, "max_output_tokens")
     request = GenerationRequest(
         messages, functions, parsed, max_tokens=max_tokens, logprobs=opts.logprobs, top_logprobs=top,
@@ -264,10 +300,28 @@ def parse_request(body: Any, default_model: str, signer: Signer,
         sampling=parse_sampling(body), extra=extra_fields(body))
     metadata = body.get("metadata")
     require(metadata is None or isinstance(metadata, dict), "metadata must be an object", "metadata")
-    optional_str(body, "user")  # echoed back, so checked like the fields the model reads
+    for field in ("user", "safety_identifier", "prompt_cache_key"):  # echoed back: checked like the rest
+        optional_str(body, field)
+    optional_int(body, "max_tool_calls", minimum=0)  # limits hosted tools' calls: none run here
     optional_str(body, "truncation", ("auto", "disabled"))
     opts.echo = _echo(body, request, opts, effort, top, metadata or {})
     return request, opts
+
+
+def conversation_turns(body: dict[str, Any], opts: ResponsesOptions, signer: Signer, store: ResponseStore | None,
+                       recent: Mapping[str, list[dict]] | None = None) -> list[dict]:
+    """The conversation ``previous_response_id`` continues (from ``recent``, a WebSocket's
+    connection-local state, else the store), then the turns ``input`` adds (kept in
+    ``opts.new_messages``), as chat messages; no ``instructions``."""
+    previous = body.get("previous_response_id")
+    require(previous is None or isinstance(previous, str), "previous_response_id must be a string",
+            "previous_response_id")
+    history = (recent[previous] if recent is not None and previous is not None and previous in recent
+               else _history(previous, store))
+    opts.previous_response_id = previous
+    opts.new_messages = _input_turns(body.get("input"), previous, opts, signer, store, history)
+    opts.conversation = history + opts.new_messages
+    return opts.conversation
 
 
 def _parser_request(body: dict[str, Any], functions: list[dict[str, Any]], opts: ResponsesOptions,
@@ -291,25 +345,31 @@ def _parser_request(body: dict[str, Any], functions: list[dict[str, Any]], opts:
     return ParserRequest(tools, choice, max_calls=None if parallel else 1, thinking=thinking, template_kwargs=kwargs)
 
 
+_NOT_FOUND = "previous_response_not_found"
+
+
 def _history(previous: str | None, store: ResponseStore | None) -> list[dict]:
-    """The stored conversation ``previous_response_id`` continues (empty without one)."""
+    """The stored conversation ``previous_response_id`` continues (empty without one); an
+    unknown id, or one whose ancestor is gone, is a 400 with OpenAI's ``previous_response_not_found``."""
     if previous is None:
         return []
-    found: list[dict] | None
     try:
         found = store.conversation(previous) if store is not None else None
     except KeyError as exc:
         found = None
         if exc.args and exc.args[0] != previous:
             raise RequestError(f"Previous response with id {exc.args[0]!r} (an ancestor of {previous!r}) "
-                               "not found.", "previous_response_id") from None
-    return checked(found, list, f"Previous response with id {previous!r} not found.", "previous_response_id")
+                               "not found.", "previous_response_id", code=_NOT_FOUND) from None
+    if found is None:
+        raise RequestError(f"Previous response with id {previous!r} not found.", "previous_response_id",
+                           code=_NOT_FOUND)
+    return found
 
 
 def _input_turns(raw_input: Any, previous: str | None, opts: ResponsesOptions, signer: Signer,
-                 store: ResponseStore | None) -> list[dict]:
+                 store: ResponseStore | None, history: list[dict]) -> list[dict]:
     """The new turns the request's ``input`` adds, as chat messages."""
-    turns = _Turns()
+    turns = _Turns(history)
     if isinstance(raw_input, str):
         turns.add({"role": "user", "content": raw_input})
     else:
@@ -320,16 +380,43 @@ def _input_turns(raw_input: Any, previous: str | None, opts: ResponsesOptions, s
     return turns.messages
 
 
+def _echoed_tools(raw: Any) -> list[dict]:
+    """``tools`` as the response object repeats them: a function tool always has
+    ``description``, ``parameters`` and ``strict`` (null where the request left them out)."""
+    echoed = []
+    for tool in raw or ():
+        if isinstance(tool, dict) and tool.get("type") == "function":
+            tool = {**tool, **{key: None for key in ("description", "parameters", "strict") if key not in tool}}
+        echoed.append(tool)
+    return echoed
+
+
+def _echoed_text(text: dict | None) -> dict:
+    """``text`` as the response repeats it: a ``json_schema`` format always has ``description``
+    (null if not sent) and ``strict`` (false if not sent, OpenAI's default)."""
+    if not text:
+        return {"format": {"type": "text"}}
+    fmt = text.get("format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        fmt = {**fmt, "description": fmt.get("description"), "strict": fmt.get("strict") is True}
+        return {**text, "format": fmt}
+    return text
+
+
 def _echo(body: dict[str, Any], request: GenerationRequest, opts: ResponsesOptions, effort: str | None, top: int,
           metadata: dict[str, Any]) -> dict[str, Any]:
-    """The request's settings as the response object repeats them."""
+    """The request's settings as the response object repeats them.  Sampling fields a request
+    leaves out are echoed as OpenAI's defaults (1 and 0), which is what OpenAI reports."""
     return {
         "instructions": body.get("instructions"), "max_output_tokens": request.max_tokens, "metadata": metadata,
         "parallel_tool_calls": request.parallel_tool_calls, "previous_response_id": opts.previous_response_id,
         "reasoning": {"effort": effort, "summary": (body.get("reasoning") or {}).get("summary")},
-        "store": opts.store is not None, "temperature": _number(body, "temperature"),
-        "text": body.get("text") or {"format": {"type": "text"}}, "tool_choice": body.get("tool_choice") or "auto",
-        "tools": body.get("tools") or [], "top_p": _number(body, "top_p"), "top_logprobs": top,
+        "store": opts.store is not None, "temperature": _number(body, "temperature", 1.0),
+        "text": _echoed_text(body.get("text")), "tool_choice": body.get("tool_choice") or "auto",
+        "tools": _echoed_tools(body.get("tools")), "top_p": _number(body, "top_p", 1.0),
+        "presence_penalty": _number(body, "presence_penalty", 0.0),
+        "frequency_penalty": _number(body, "frequency_penalty", 0.0), "top_logprobs": top,
         "truncation": body.get("truncation") or "disabled", "user": body.get("user"),
-        "background": False, "service_tier": "default",
+        "max_tool_calls": body.get("max_tool_calls"), "safety_identifier": body.get("safety_identifier"),
+        "prompt_cache_key": body.get("prompt_cache_key"), "background": False, "service_tier": "default",
     }

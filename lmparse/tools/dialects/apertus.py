@@ -16,13 +16,15 @@ Tokens (unverified: no Apertus vocabulary is here; vLLM keeps special tokens for
 
 from __future__ import annotations
 
+from typing import Final
+
 import json
 
 from ..json_envelope import JsonToolParser
 from ..._mypyc import mypyc_attr
 
-TOOLS_PREFIX = "<|tools_prefix|>"
-TOOLS_SUFFIX = "<|tools_suffix|>"
+TOOLS_PREFIX: Final = "<|tools_prefix|>"
+TOOLS_SUFFIX: Final = "<|tools_suffix|>"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

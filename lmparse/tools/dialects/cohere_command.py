@@ -27,16 +27,18 @@ token, so no proper prefix of one ends a chunk.
 
 from __future__ import annotations
 
+from typing import Final
+
 import json
 
 from ..json_envelope import JsonToolParser
 from ..syntax import CallSyntax
 from ..._mypyc import mypyc_attr
 
-START_ACTION = "<|START_ACTION|>"
-END_ACTION = "<|END_ACTION|>"
+START_ACTION: Final = "<|START_ACTION|>"
+END_ACTION: Final = "<|END_ACTION|>"
 # Content wrappers of cmd3 and cmd4.
-WRAPPERS = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
+WRAPPERS: Final = ("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

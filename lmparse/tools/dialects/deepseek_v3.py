@@ -16,16 +16,18 @@ is one token, so no proper prefix of the section end ends a chunk.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..section import SectionToolParser
 from ..._mypyc import mypyc_attr
 
-CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
-CALLS_END = "<｜tool▁calls▁end｜>"
-CALL_BEGIN = "<｜tool▁call▁begin｜>"
-SEP = "<｜tool▁sep｜>"
-CALL_END = "<｜tool▁call▁end｜>"
-FENCE_OPEN = "```json"
-FENCE_CLOSE = "```"
+CALLS_BEGIN: Final = "<｜tool▁calls▁begin｜>"
+CALLS_END: Final = "<｜tool▁calls▁end｜>"
+CALL_BEGIN: Final = "<｜tool▁call▁begin｜>"
+SEP: Final = "<｜tool▁sep｜>"
+CALL_END: Final = "<｜tool▁call▁end｜>"
+FENCE_OPEN: Final = "```json"
+FENCE_CLOSE: Final = "```"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -9,14 +9,16 @@ any, right before the section.  Every marker is one token in the V3.1 tokenizer 
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..section import SectionToolParser
 from ..._mypyc import mypyc_attr
 
-CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
-CALLS_END = "<｜tool▁calls▁end｜>"
-CALL_BEGIN = "<｜tool▁call▁begin｜>"
-SEP = "<｜tool▁sep｜>"
-CALL_END = "<｜tool▁call▁end｜>"
+CALLS_BEGIN: Final = "<｜tool▁calls▁begin｜>"
+CALLS_END: Final = "<｜tool▁calls▁end｜>"
+CALL_BEGIN: Final = "<｜tool▁call▁begin｜>"
+SEP: Final = "<｜tool▁sep｜>"
+CALL_END: Final = "<｜tool▁call▁end｜>"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -33,6 +33,7 @@ from typing import ClassVar, Literal
 from ..spaced import spaced_open_tags
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
+from ..._mypyc import mypyc_attr
 
 DSML = "｜DSML｜"
 INVOKE = f"<{DSML}invoke"
@@ -60,6 +61,7 @@ def _read_name(payload: str, pos: int) -> Found[tuple[str, int]]:
     return (found[0]["name"], found[1]) if found else found
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DsmlToolParser(XmlToolParser):
     """The DSML hooks and renderer; each version below is its tag names (data)."""
 
@@ -71,14 +73,15 @@ class DsmlToolParser(XmlToolParser):
     string_default: ClassVar[str] = ""
     # The call syntax constraints are built from (lmparse.tools.syntax).
     argument_style = "deepseek_xml"
-    invoke_open = INVOKE
+    invoke_open: ClassVar[str] = INVOKE
     parameter_open = PARAMETER
     function_close = END_INVOKE
     arg_value_close = END_PARAMETER
     arg_value_close_prefixes: ClassVar[tuple[str, ...]] = (f"</{DSML}parameter", f"</{DSML}", "</")
     # Both templates write "\n\n" between the content and the block, one block per turn: a
     # block after a block gets the same.
-    block_lead = block_separator = "\n\n"
+    block_lead = "\n\n"
+    block_separator = "\n\n"
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, self.invoke_open, _read_name)
@@ -111,6 +114,7 @@ class DsmlToolParser(XmlToolParser):
         return "".join(out)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DeepSeekV32ToolParser(DsmlToolParser):
     summary = '<｜DSML｜function_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
     # The templates build every tag from a ``dsml_token`` variable: only the pieces are literal.
@@ -128,6 +132,7 @@ class DeepSeekV32ToolParser(DsmlToolParser):
 # opened by a misspelled ``tool_calls`` tag, and an invoke with no block around it (an orphan,
 # a payload open tag), which is a call only with a name the request offers and once its
 # ``</｜DSML｜invoke>`` arrived (``bare_call_waits_for_close``); else it stays text.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DeepSeekV4ToolParser(DsmlToolParser):
     summary = '<｜DSML｜tool_calls><｜DSML｜invoke name="N"><｜DSML｜parameter name="K" string="true">V</…>'
     template_markers = (DSML, "tool_calls>")
@@ -146,6 +151,7 @@ class DeepSeekV4ToolParser(DsmlToolParser):
 DSML_V41 = f"{DSML} "
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DeepSeekV41ToolParser(DsmlToolParser):
     summary = '<｜DSML｜ calls><｜DSML｜ invoke name="N"><｜DSML｜ parameter name="K" string="true">V</…>'
     # No V4.1 template is published; its tags would be built from the same variable.
@@ -172,6 +178,7 @@ class DeepSeekV41ToolParser(DsmlToolParser):
 GCML = "｜GCML｜"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GigaChat35ToolParser(DsmlToolParser):
     """GigaChat 3.5: V4's grammar with ``｜GCML｜``; a parameter without ``string`` is raw text
     (vLLM's ``gigachat35``).  No template is published; model output seen (vLLM's tests) puts

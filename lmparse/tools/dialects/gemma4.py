@@ -48,6 +48,8 @@ erases the string delimiters too).
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..base import MORE, PAYLOAD_CLOSED, Events, PayloadStep
 from ..literal_call import NAME_CHARS, LiteralCallParser
 from ..syntax import CallSyntax, derive_call_syntax
@@ -55,20 +57,23 @@ from ..value_grammar import GEMMA_LITERAL, GEMMA_PAREN_LITERAL
 from ._syntax import at_partial, skip_ws
 from ..._mypyc import mypyc_attr
 
-TOOL_CALL = "<|tool_call>"
-TOOL_CALL_END = "<tool_call|>"
-TOOL_RESPONSE = "<|tool_response>"  # the model's end of generation after its calls
-TURN_END = "<turn|>"
-EOS = "<eos>"  # end of generation; after calls, the model's other way to end its turn
-PAST_END = "after <|tool_response>: the model wrote past its end of generation"
-STRING = '<|"|>'
-LABEL = "thought\n"  # the reasoning channel's label
-LABEL_DROPPED = "a channel label at the start of the reply, with no channel opened"
-_CALL, _BARE = "call:", ":"
-_BARE_HEADS = ("call:", "<call>")  # a call with no markers (only as the whole reply)
-_MAX_NAME = 256  # longer is prose, not a name: a bound on what is held
-_MAX_TRAILING = 256  # whitespace after a bare call held before the end of the reply
-_BARE_HEAD, _BARE_ARGS, _BARE_AFTER = range(3)  # where a bare call stands
+TOOL_CALL: Final = "<|tool_call>"
+TOOL_CALL_END: Final = "<tool_call|>"
+TOOL_RESPONSE: Final = "<|tool_response>"  # the model's end of generation after its calls
+TURN_END: Final = "<turn|>"
+EOS: Final = "<eos>"  # end of generation; after calls, the model's other way to end its turn
+PAST_END: Final = "after <|tool_response>: the model wrote past its end of generation"
+STRING: Final = '<|"|>'
+LABEL: Final = "thought\n"  # the reasoning channel's label
+LABEL_DROPPED: Final = "a channel label at the start of the reply, with no channel opened"
+_CALL: Final = "call:"
+_BARE: Final = ":"
+_BARE_HEADS: Final = ("call:", "<call>")  # a call with no markers (only as the whole reply)
+_MAX_NAME: Final = 256  # longer is prose, not a name: a bound on what is held
+_MAX_TRAILING: Final = 256  # whitespace after a bare call held before the end of the reply
+_BARE_HEAD: Final = 0  # where a bare call stands
+_BARE_ARGS: Final = 1
+_BARE_AFTER: Final = 2
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -19,12 +19,14 @@ Tokens (unverified: no GigaChat vocabulary is here; vLLM keeps special tokens fo
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..json_envelope import JsonToolParser
 from ..._mypyc import mypyc_attr
 
-MESSAGE_SEP = "<|message_sep|>"
-ROLE_TURN = "function call<|role_sep|>"
-FUNCTION_CALL = "<|function_call|>"
+MESSAGE_SEP: Final = "<|message_sep|>"
+ROLE_TURN: Final = "function call<|role_sep|>"
+FUNCTION_CALL: Final = "<|function_call|>"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

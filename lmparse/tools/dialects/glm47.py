@@ -11,7 +11,7 @@ token boundary.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 import re
 
@@ -19,11 +19,11 @@ from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, Xml
 from ._syntax import at_partial, key_value_hook, skip_ws
 from ..._mypyc import mypyc_attr
 
-ARG_KEY = "<arg_key>"
-END_ARG_KEY = "</arg_key>"
-ARG_VALUE = "<arg_value>"
-END_ARG_VALUE = "</arg_value>"
-_NAME_END = re.compile(r"[\n<]")
+ARG_KEY: Final = "<arg_key>"
+END_ARG_KEY: Final = "</arg_key>"
+ARG_VALUE: Final = "<arg_value>"
+END_ARG_VALUE: Final = "</arg_value>"
+_NAME_END: Final = re.compile(r"[\n<]")
 
 
 # GLM-5.x: the same syntax (vLLM's glm47 parser covers it; no GLM-5 template to check against).

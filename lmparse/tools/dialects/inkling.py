@@ -26,6 +26,8 @@ parser matches text, so a split anywhere is held.
 
 from __future__ import annotations
 
+from typing import Final
+
 import json
 import re
 import string
@@ -35,22 +37,24 @@ from ..json_envelope import JsonToolParser
 from ._syntax import at_partial, skip_ws
 from ..._mypyc import mypyc_attr
 
-MESSAGE = "<|message_model|>"
-END_MESSAGE = "<|end_message|>"
-INVOKE_JSON = "<|content_invoke_tool_json|>"
-TEXT = "<|content_text|>"
-THINKING = "<|content_thinking|>"
-INVOKE_TEXT = "<|content_invoke_tool_text|>"
-TOOL_ERROR = "<|content_tool_error|>"
-END_SAMPLING = "<|content_model_end_sampling|>"
+MESSAGE: Final = "<|message_model|>"
+END_MESSAGE: Final = "<|end_message|>"
+INVOKE_JSON: Final = "<|content_invoke_tool_json|>"
+TEXT: Final = "<|content_text|>"
+THINKING: Final = "<|content_thinking|>"
+INVOKE_TEXT: Final = "<|content_invoke_tool_text|>"
+TOOL_ERROR: Final = "<|content_tool_error|>"
+END_SAMPLING: Final = "<|content_model_end_sampling|>"
 # Kind markers of blocks that hold no call, and the turn's end: framing, dropped from the text.
-FRAMING = (TEXT, INVOKE_TEXT, TOOL_ERROR, END_SAMPLING)
+FRAMING: Final = (TEXT, INVOKE_TEXT, TOOL_ERROR, END_SAMPLING)
 # What may follow the opener of a block that holds no call (its kind marker; an empty block).
-_OTHER_KINDS = (THINKING, *FRAMING, MESSAGE, END_MESSAGE)
-_MAX_NAME = 256  # a longer header is not a function name
-_HEADER_END = re.compile(r"[\s<]")
+_OTHER_KINDS: Final = (THINKING, *FRAMING, MESSAGE, END_MESSAGE)
+_MAX_NAME: Final = 256  # a longer header is not a function name
+_HEADER_END: Final = re.compile(r"[\s<]")
 
-_HEADER, _BODY, _TRAILER = range(3)
+_HEADER: Final = 0
+_BODY: Final = 1
+_TRAILER: Final = 2
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

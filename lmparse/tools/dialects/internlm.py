@@ -6,13 +6,16 @@ in InternLM2), so the upstream must keep special tokens for this parser to see t
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..json_envelope import JsonToolParser
 from ..spaced import spaced_open_tags
 from ..._mypyc import mypyc_attr
 
-ACTION_START, PLUGIN = "<|action_start|>", "<|plugin|>"
-OPEN = ACTION_START + PLUGIN
-CLOSE = "<|action_end|>"
+ACTION_START: Final = "<|action_start|>"
+PLUGIN: Final = "<|plugin|>"
+OPEN: Final = ACTION_START + PLUGIN
+CLOSE: Final = "<|action_end|>"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

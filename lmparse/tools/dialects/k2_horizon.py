@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Final
 
 from ...schema import schema_type
 from ..base import MORE, PAYLOAD_CLOSED, Events, PayloadStep
@@ -33,15 +33,20 @@ from ..xml_values import convert_value
 from ._syntax import arg_start_hook, at_partial, read_until, skip_ws
 from ..._mypyc import mypyc_attr
 
-TOOL_CALLS, END_TOOL_CALLS = "<ifm|tool_calls>", "</ifm|tool_calls>"
-TOOL_CALL, END_TOOL_CALL = "<ifm|tool_call>", "</ifm|tool_call>"
-ARG_KEY, END_ARG_KEY = "<ifm|arg_key>", "</ifm|arg_key>"
-ARG_TYPE, END_ARG_TYPE = "<ifm|arg_type>", "</ifm|arg_type>"
-ARG_VALUE, END_ARG_VALUE = "<ifm|arg_value>", "</ifm|arg_value>"
-FORMATS = ("xml", "xml_typed", "json")
-_MAX_NAME = 256  # a longer "name" is prose
-_MAX_JSON_CALL = 1 << 20  # a JSON call body longer than this without its close tag is not one
-_NAME_END = re.compile(r"[<{]")
+TOOL_CALLS: Final = "<ifm|tool_calls>"
+END_TOOL_CALLS: Final = "</ifm|tool_calls>"
+TOOL_CALL: Final = "<ifm|tool_call>"
+END_TOOL_CALL: Final = "</ifm|tool_call>"
+ARG_KEY: Final = "<ifm|arg_key>"
+END_ARG_KEY: Final = "</ifm|arg_key>"
+ARG_TYPE: Final = "<ifm|arg_type>"
+END_ARG_TYPE: Final = "</ifm|arg_type>"
+ARG_VALUE: Final = "<ifm|arg_value>"
+END_ARG_VALUE: Final = "</ifm|arg_value>"
+FORMATS: Final = ("xml", "xml_typed", "json")
+_MAX_NAME: Final = 256  # a longer "name" is prose
+_MAX_JSON_CALL: Final = 1 << 20  # a JSON call body longer than this without its close tag is not one
+_NAME_END: Final = re.compile(r"[<{]")
 
 
 def call_format(template_kwargs: Any) -> str:

@@ -15,17 +15,19 @@ Kimi vocabulary exists, so the empty prefix tuple rests on those ids.
 
 from __future__ import annotations
 
+from typing import Final
+
 import re
 
 from ..section import SectionToolParser
 from ..._mypyc import mypyc_attr
 
-SECTION_BEGIN = "<|tool_calls_section_begin|>"
-SECTION_END = "<|tool_calls_section_end|>"
-CALL_BEGIN = "<|tool_call_begin|>"
-ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
-CALL_END = "<|tool_call_end|>"
-_CALL_ID = re.compile(r"(?:functions\.)?(.*?)(?::\d+)?")
+SECTION_BEGIN: Final = "<|tool_calls_section_begin|>"
+SECTION_END: Final = "<|tool_calls_section_end|>"
+CALL_BEGIN: Final = "<|tool_call_begin|>"
+ARGUMENT_BEGIN: Final = "<|tool_call_argument_begin|>"
+CALL_END: Final = "<|tool_call_end|>"
+_CALL_ID: Final = re.compile(r"(?:functions\.)?(.*?)(?::\d+)?")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

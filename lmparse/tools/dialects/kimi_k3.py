@@ -46,22 +46,29 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from typing import Any
+from typing import Any, Final
 
 from ..base import OPEN as STEP_OPEN, BlockStep, Events
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import at_partial
 from ..._mypyc import mypyc_attr
 
-OPEN, CLOSE, SEP = "<|open|>", "<|close|>", "<|sep|>"
-END_OF_MSG = "<|end_of_msg|>"
-TOOLS, END_TOOLS = f"{OPEN}tools{SEP}", f"{CLOSE}tools{SEP}"
-CALL, END_CALL = f"{OPEN}call", f"{CLOSE}call{SEP}"
-ARGUMENT, END_ARGUMENT = f"{OPEN}argument", f"{CLOSE}argument{SEP}"
-JSON_FORM, END_JSON_FORM = f"{OPEN}json", f"{CLOSE}json{SEP}"
+OPEN: Final = "<|open|>"
+CLOSE: Final = "<|close|>"
+SEP: Final = "<|sep|>"
+END_OF_MSG: Final = "<|end_of_msg|>"
+TOOLS: Final = f"{OPEN}tools{SEP}"
+END_TOOLS: Final = f"{CLOSE}tools{SEP}"
+CALL: Final = f"{OPEN}call"
+END_CALL: Final = f"{CLOSE}call{SEP}"
+ARGUMENT: Final = f"{OPEN}argument"
+END_ARGUMENT: Final = f"{CLOSE}argument{SEP}"
+JSON_FORM: Final = f"{OPEN}json"
+END_JSON_FORM: Final = f"{CLOSE}json{SEP}"
 # The message's framing around the content and after the tools (dropped from the content).
-RESPONSE, END_RESPONSE = f"{OPEN}response{SEP}", f"{CLOSE}response{SEP}"
-END_MESSAGE = f"{CLOSE}message{SEP}"
+RESPONSE: Final = f"{OPEN}response{SEP}"
+END_RESPONSE: Final = f"{CLOSE}response{SEP}"
+END_MESSAGE: Final = f"{CLOSE}message{SEP}"
 
 
 def spaced(marker: str) -> str:
@@ -76,23 +83,24 @@ def spaced_variants(*markers: str) -> tuple[str, ...]:
     return tuple(v for m in markers for v in (spaced(m), " " + spaced(m)))
 
 
-SPACED_TOOLS = spaced(TOOLS)
-FRAMING = (RESPONSE, END_RESPONSE, END_MESSAGE, END_OF_MSG,
+SPACED_TOOLS: Final = spaced(TOOLS)
+FRAMING: Final = (RESPONSE, END_RESPONSE, END_MESSAGE, END_OF_MSG,
            *spaced_variants(RESPONSE, END_RESPONSE, END_MESSAGE), " " + END_OF_MSG)
 # Spaces inside a marker or between two markers: layout (in a block opened by ``SPACED_TOOLS``).
 # (A run at the end, or before a marker that has only begun to arrive, is removed tentatively.)
-_SPACES = re.compile(r"(?<=<\|open\|>)[ \t]+|(?<=<\|close\|>)[ \t]+"
+_SPACES: Final = re.compile(r"(?<=<\|open\|>)[ \t]+|(?<=<\|close\|>)[ \t]+"
                      r"|(?<=<\|sep\|>)[ \t]+(?=<\|(?:open|close)\|>|(?P<t1><[|a-z]{0,7})\Z)"
                      r"|[ \t]+(?=<\|sep\|>|(?P<t2>(?:<[|a-z]{0,7})?)\Z)")
 # At the start of a block, the space between its opener and the first element.
-_LEAD = re.compile(r"[ \t]+(?=<\|(?:open|close)\|>|(?P<t1>(?:<[|a-z]{0,7})?)\Z)")
+_LEAD: Final = re.compile(r"[ \t]+(?=<\|(?:open|close)\|>|(?P<t1>(?:<[|a-z]{0,7})?)\Z)")
 # An element marker cut off by the end of the reply before its ``<|sep|>``: a bracket, a tag
 # name, attributes (the last maybe open), maybe a partial ``<|sep|>``; or a partial bracket.
-_CUT_TAIL = re.compile(r'(?:<\|(?:open|close)\|>[ \t]*(?:[A-Za-z_][\w-]*(?:[ \t]+[A-Za-z_][\w-]*(?:="[^"]*"?|=)?)*'
+_CUT_TAIL: Final = re.compile(
+    r'(?:<\|(?:open|close)\|>[ \t]*(?:[A-Za-z_][\w-]*(?:[ \t]+[A-Za-z_][\w-]*(?:="[^"]*"?|=)?)*'
                        r'[ \t]*)?(?:<(?:\|(?:s(?:ep?)?\|?)?)?)?|<\|(?:o(?:p(?:en?)?)?|c(?:l(?:o(?:se?)?)?)?)?\|?)\Z')
-_ATTRIBUTE = re.compile(r'\s*([A-Za-z_][\w-]*)="')  # up to the value's opening quote
-_ATTRIBUTE_HEAD = re.compile(r'\s*(?:[A-Za-z_][\w-]*=?)?')  # a partial one
-_MAX_ATTRIBUTES = 4096  # characters of attributes: longer is not a tag
+_ATTRIBUTE: Final = re.compile(r'\s*([A-Za-z_][\w-]*)="')  # up to the value's opening quote
+_ATTRIBUTE_HEAD: Final = re.compile(r'\s*(?:[A-Za-z_][\w-]*=?)?')  # a partial one
+_MAX_ATTRIBUTES: Final = 4096  # characters of attributes: longer is not a tag
 
 
 def escape_attribute(value: str) -> str:

@@ -26,6 +26,8 @@ markers are single special tokens, so no proper prefix of one ends a chunk.
 
 from __future__ import annotations
 
+from typing import Final
+
 import json
 
 from ...events import Events
@@ -35,10 +37,10 @@ from ..syntax import CallSyntax
 from .pythonic import LIST_CLOSE, LIST_OPEN, SEPARATOR, PythonicToolParser
 from ..._mypyc import mypyc_attr
 
-TOOL_CALL_START = "<|tool_call_start|>"
-TOOL_CALL_END = "<|tool_call_end|>"
-ECHO = "an echo of the call after its end marker, closed by an orphan end marker"
-_ECHO_LIMIT = 4096  # how far after the end marker an echo's own end marker is looked for
+TOOL_CALL_START: Final = "<|tool_call_start|>"
+TOOL_CALL_END: Final = "<|tool_call_end|>"
+ECHO: Final = "an echo of the call after its end marker, closed by an orphan end marker"
+_ECHO_LIMIT: Final = 4096  # how far after the end marker an echo's own end marker is looked for
 
 
 def lfm2_literal(value: object) -> str:

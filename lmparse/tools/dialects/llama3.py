@@ -8,12 +8,14 @@ no close tag: the block ends with the envelope, and further calls follow after
 
 from __future__ import annotations
 
+from typing import Final
+
 import json
 
 from ..json_envelope import JsonToolParser
 from ..._mypyc import mypyc_attr
 
-PYTHON_TAG = "<|python_tag|>"
+PYTHON_TAG: Final = "<|python_tag|>"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -38,6 +38,7 @@ from typing import Any
 
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, at_partial, function_hook, read_attribute, skip_ws
+from ..._mypyc import mypyc_attr
 
 FUNCTION = "<function name="
 END_FUNCTION = "</function>"
@@ -48,6 +49,7 @@ FUNCTIONS = (FUNCTION, "<functionname=")  # the template's, then the collapsed v
 PARAMS = (PARAM, "<paramname=")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MiniCPM5ToolParser(XmlToolParser):
     summary = '<function name="N"><param name="K">V or <![CDATA[V]]></param>…</function>, one per line'
     tool_open_tags = ()
@@ -55,7 +57,8 @@ class MiniCPM5ToolParser(XmlToolParser):
     # The template writes a newline before each call, after text and between calls: the
     # payload tag takes it (so a lead is the block's) and the router drops it as the separator.
     payload_open_tags = (*(f"\n{f}" for f in FUNCTIONS), *FUNCTIONS)
-    block_lead = block_separator = "\n"
+    block_lead = "\n"
+    block_separator = "\n"
     template_markers = (FUNCTION, PARAM, CDATA)
     arg_value_close = END_PARAM
     arg_value_close_prefixes = ("</param", "</")  # unverified

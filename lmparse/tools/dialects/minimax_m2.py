@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import arg_start_hook, function_hook, read_attribute
+from ..._mypyc import mypyc_attr
 
 OPEN = "<minimax:tool_call>"
 CLOSE = "</minimax:tool_call>"
@@ -27,6 +28,7 @@ PARAMETER = "<parameter name="
 END_PARAMETER = "</parameter>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MiniMaxM2ToolParser(XmlToolParser):
     summary = '<minimax:tool_call>\\n<invoke name="N">\\n<parameter name="K">V</parameter>\\n</invoke>…'
     tool_open_tags = (OPEN,)
@@ -41,7 +43,8 @@ class MiniMaxM2ToolParser(XmlToolParser):
     function_close = END_INVOKE
     # The template writes "\n<minimax:tool_call>" after the content, one block per turn: a
     # block after a block gets the same newline.
-    block_lead = block_separator = "\n"
+    block_lead = "\n"
+    block_separator = "\n"
 
     def _consume_function(self, payload: str, pos: int, final: bool) -> Found[FunctionStep]:
         return function_hook(payload, pos, INVOKE, read_attribute)
@@ -70,6 +73,7 @@ DOTS_OPEN = "<dots_function_call>"
 DOTS_CLOSE = "</dots_function_call>"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DotsToolParser(MiniMaxM2ToolParser):
     """dots / dots3: MiniMax-M2's ``<invoke>`` elements under ``<dots_function_call>``, each value
     framed by one newline on either side (as Qwen3-Coder's), one invoke per block::
@@ -88,7 +92,8 @@ class DotsToolParser(MiniMaxM2ToolParser):
     tool_close_tag = DOTS_CLOSE
     spaced_tokens = (DOTS_OPEN, DOTS_CLOSE)
     value_newlines = True
-    block_lead = block_separator = "\n"
+    block_lead = "\n"
+    block_separator = "\n"
 
     @classmethod
     def render(cls, calls: list[tuple[str, str]]) -> str:

@@ -32,6 +32,8 @@ constraints: a parameter's closer repeats its own key, which ``CallSyntax`` cann
 
 from __future__ import annotations
 
+from typing import Final
+
 import json
 
 from ..base import MORE, PAYLOAD_CLOSED, Events, Payload, PayloadStep, ToolParser
@@ -40,12 +42,12 @@ from ..recovery import SKIP_LIMIT, SkippedCalls, find_call_end
 from ._syntax import at_partial, read_attribute, skip_ws
 from ..._mypyc import mypyc_attr
 
-NS = "]<]minimax[>["
-OPEN = NS + "<tool_call>"
-CLOSE = NS + "</tool_call>"
-INVOKE = NS + "<invoke name="
-END_INVOKE = NS + "</invoke>"
-BROKEN = "a broken call's markup, up to the block's closer"
+NS: Final = "]<]minimax[>["
+OPEN: Final = NS + "<tool_call>"
+CLOSE: Final = NS + "</tool_call>"
+INVOKE: Final = NS + "<invoke name="
+END_INVOKE: Final = NS + "</invoke>"
+BROKEN: Final = "a broken call's markup, up to the block's closer"
 
 
 def ns_tag(text: str, pos: int, tag: str) -> int | None:

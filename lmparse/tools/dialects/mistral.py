@@ -27,7 +27,7 @@ tuple is declared and a split marker is held the general way.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 import json
 import re
@@ -37,14 +37,17 @@ from ..json_envelope import JsonToolParser
 from ._syntax import at_partial, skip_ws
 from ..._mypyc import mypyc_attr
 
-TOOL_CALLS = "[TOOL_CALLS]"
-ARGS = "[ARGS]"
-CALL_ID = "[CALL_ID]"
-_WORD = re.compile(r'[^\s\[\]{}"]*')  # characters of a name or a call id
-_MAX_WORD = 256  # longer is prose, not a name: a bound on what is held
+TOOL_CALLS: Final = "[TOOL_CALLS]"
+ARGS: Final = "[ARGS]"
+CALL_ID: Final = "[CALL_ID]"
+_WORD: Final = re.compile(r'[^\s\[\]{}"]*')  # characters of a name or a call id
+_MAX_WORD: Final = 256  # longer is prose, not a name: a bound on what is held
 # Wire forms, and the stages of the [ARGS] form.
-_ARRAY, _NAMED = 1, 2
-_NAME, _ID, _VALUE = range(3)
+_ARRAY: Final = 1
+_NAMED: Final = 2
+_NAME: Final = 0
+_ID: Final = 1
+_VALUE: Final = 2
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

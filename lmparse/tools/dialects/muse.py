@@ -20,6 +20,7 @@ from ..base import MORE, Events, PayloadStep
 from ..syntax import CallSyntax
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import arg_start_hook, at_partial, function_hook, read_attribute, read_until, skip_ws
+from ..._mypyc import mypyc_attr
 
 START = "<|start|>assistant"
 MESSAGE = "<|message|>"
@@ -59,6 +60,7 @@ def read_header(text: str) -> Found[int]:
     return None if pos == len(text) or at_partial(text, pos, OPEN) else MALFORMED
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MuseToolParser(XmlToolParser):
     summary = ' to=N<|message|><atem:function_calls>\\n<atem:invoke name="N">\\n<atem:parameter name="K">V…'
     tool_open_tags = (HEADER,)
@@ -68,7 +70,8 @@ class MuseToolParser(XmlToolParser):
     parameter_open = PARAMETER
     function_close = END_INVOKE
     # Between calls the template writes ``<|eom|><|start|>assistant`` (framing), no whitespace.
-    block_lead = block_separator = ""
+    block_lead = ""
+    block_separator = ""
     template_markers = (OPEN, INVOKE, END_PARAMETER, MESSAGE)
     framing_markers = FRAMING
 

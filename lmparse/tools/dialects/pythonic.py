@@ -34,7 +34,7 @@ character, not per token.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 import json
 import re
@@ -46,15 +46,21 @@ from ..syntax import CallSyntax
 from ._syntax import skip_ws
 from ..._mypyc import mypyc_attr
 
-PYTHON_START = "<|python_start|>"
-PYTHON_END = "<|python_end|>"
+PYTHON_START: Final = "<|python_start|>"
+PYTHON_END: Final = "<|python_end|>"
 # The list as written: "[" call(k=v, ...), call() "]".
-LIST_OPEN, LIST_CLOSE, SEPARATOR = "[", "]", ", "
-_HEAD = re.compile(r"\s*([^\W\d][\w.]*)\s*\(")  # a (dotted) name and its "("
-_HEAD_PREFIX = re.compile(r"\s*(?:[^\W\d][\w.]*\s*)?\Z")  # what may still become one
-_LIST_END = re.compile(r"\s*\]")
-_MAX_HEAD = 256  # a longer name is prose: a bound on what is held
-_OPEN, _ELEMENT, _CALL, _AFTER, _SKIP = range(5)
+LIST_OPEN: Final = "["
+LIST_CLOSE: Final = "]"
+SEPARATOR: Final = ", "
+_HEAD: Final = re.compile(r"\s*([^\W\d][\w.]*)\s*\(")  # a (dotted) name and its "("
+_HEAD_PREFIX: Final = re.compile(r"\s*(?:[^\W\d][\w.]*\s*)?\Z")  # what may still become one
+_LIST_END: Final = re.compile(r"\s*\]")
+_MAX_HEAD: Final = 256  # a longer name is prose: a bound on what is held
+_OPEN: Final = 0
+_ELEMENT: Final = 1
+_CALL: Final = 2
+_AFTER: Final = 3
+_SKIP: Final = 4
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -6,11 +6,13 @@ tokenizers, so no proper prefix of them ends a chunk at a token boundary.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..json_envelope import JsonToolParser
 from ..._mypyc import mypyc_attr
 
-OPEN = "<tool_call>"
-CLOSE = "</tool_call>"
+OPEN: Final = "<tool_call>"
+CLOSE: Final = "</tool_call>"
 
 
 # Granite 4.0 / 4.1 write this dialect byte for byte (their templates, rendered).

@@ -13,16 +13,16 @@ In every Qwen tokenizer ``</parameter>`` is the tokens ``</``, ``parameter``, ``
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from ..xml import ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser
 from ._syntax import arg_start_hook, function_hook, read_until
 from ..._mypyc import mypyc_attr
 
-FUNCTION = "<function="
-END_FUNCTION = "</function>"
-PARAMETER = "<parameter="
-END_PARAMETER = "</parameter>"
+FUNCTION: Final = "<function="
+END_FUNCTION: Final = "</function>"
+PARAMETER: Final = "<parameter="
+END_PARAMETER: Final = "</parameter>"
 
 
 # Qwen3.5 and Nemotron 3 Nano write this layout (their templates, rendered; Nemotron puts a

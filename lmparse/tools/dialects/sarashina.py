@@ -20,7 +20,7 @@ recorded, and anything after the last element other than ``,`` / ``]`` ends the 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 import json
 
@@ -29,10 +29,15 @@ from ..python_call import CallScanner, literal_value
 from ._syntax import skip_ws
 from ..._mypyc import mypyc_attr
 
-MARKER = "<|tool_calls|>"
-LIST_OPEN, LIST_CLOSE, SEPARATOR = "[", "]", ", "
-_MAX_GAP = 64  # whitespace between "[" and its first "{" held before the list is judged not a call list
-_OPEN, _ELEMENT, _DICT, _AFTER = range(4)
+MARKER: Final = "<|tool_calls|>"
+LIST_OPEN: Final = "["
+LIST_CLOSE: Final = "]"
+SEPARATOR: Final = ", "
+_MAX_GAP: Final = 64  # whitespace between "[" and its first "{" held before the list is judged not a call list
+_OPEN: Final = 0
+_ELEMENT: Final = 1
+_DICT: Final = 2
+_AFTER: Final = 3
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -15,13 +15,13 @@ no proper token prefix, and ``</parameter>`` to split as in the Qwen vocabularie
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from .qwen3coder import Qwen3CoderToolParser
 from ..._mypyc import mypyc_attr
 
-OPEN = "<seed:tool_call>"
-CLOSE = "</seed:tool_call>"
+OPEN: Final = "<seed:tool_call>"
+CLOSE: Final = "</seed:tool_call>"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

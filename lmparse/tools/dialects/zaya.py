@@ -14,6 +14,8 @@ published: no whitespace around blocks is taken as the calls' own.
 
 from __future__ import annotations
 
+from typing import Final
+
 from collections.abc import Callable
 
 from ...markers import skip_ws
@@ -24,9 +26,10 @@ from ..json_envelope import JsonToolParser
 from .qwen3coder import Qwen3CoderToolParser
 from ..._mypyc import mypyc_attr
 
-OPEN = "<zyphra_tool_call>"
-CLOSE = "</zyphra_tool_call>"
-_XML, _JSON = "xml", "json"
+OPEN: Final = "<zyphra_tool_call>"
+CLOSE: Final = "</zyphra_tool_call>"
+_XML: Final = "xml"
+_JSON: Final = "json"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
