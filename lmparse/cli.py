@@ -29,9 +29,12 @@ _DEMO_TEXT = (
 )
 
 
-# lmparse is on no package index yet: what installs an extra, from a checkout or a built wheel.
-SERVE_INSTALL_HINT = ("from a lmparse checkout, pip install -e '.[serve]'; or a wheel built from it, "
-                      "pip install 'dist/lmparse-VERSION-py3-none-any.whl[serve]' (docs/install.md)")
+def serve_install_hint() -> str:
+    """lmparse is on no package index yet: what installs the serve extra, from a checkout or a wheel."""
+    from . import __version__
+
+    return (f"from a lmparse checkout, pip install -e '.[serve]'; or a wheel built from it, "
+            f"pip install 'dist/lmparse-{__version__}-py3-none-any.whl[serve]' (docs/install.md)")
 
 _FAMILY_COLUMNS = ("family", "tool", "reasoning", "response", "tokenizer", "templates")
 
@@ -80,7 +83,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ct.add_argument("--json", action="store_true", help="the reports as JSON")
 
     s = sub.add_parser("serve", help="OpenAI and Anthropic HTTP server, on the simulated model or a real engine "
-                                          "(needs the serve extra: docs/install.md)")
+                                     "(needs the serve extra: docs/install.md)")
     try:
         from .serve.command import add_arguments
     except ImportError as exc:  # the core CLI works without the serve extra
@@ -197,7 +200,7 @@ def _main(argv: Sequence[str] | None) -> int:
             return 0
         if args.command == "serve":
             if getattr(args, "serve_missing", None):
-                print(f"lmparse: serve needs the serve extra ({args.serve_missing}): {SERVE_INSTALL_HINT}",
+                print(f"lmparse: serve needs the serve extra ({args.serve_missing}): {serve_install_hint()}",
                       file=sys.stderr)
                 return 2
             from .serve.command import run

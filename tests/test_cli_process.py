@@ -184,3 +184,14 @@ def test_every_option_of_every_command_has_help(monkeypatch):
                for name, parser in _subcommands(built[0]).items()
                for action in parser._actions if action.option_strings and not action.help]
     assert not missing, missing
+
+
+def test_serve_without_its_extra_says_how_to_install_it():
+    """lmparse is on no index: the hint is a command that works (a checkout, or the built wheel)."""
+    code = ("import sys; sys.modules['starlette'] = None; sys.modules['uvicorn'] = None\n"
+            "from lmparse.cli import main; sys.exit(main(['serve']))")
+    done = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "pip install -e '.[serve]'" in done.stderr
+    assert f"dist/lmparse-{lmparse.__version__}-py3-none-any.whl[serve]" in done.stderr
+    assert "pip install lmparse" not in done.stderr and "'lmparse[serve]'" not in done.stderr
