@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -27,6 +28,13 @@ _DEMO_TEXT = (
     '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 )
 
+
+def serve_install_hint() -> str:
+    """lmparse is on no package index yet: what installs the serve extra, from a checkout or a wheel."""
+    from . import __version__
+
+    return (f"from a lmparse checkout, pip install -e '.[serve]'; or a wheel built from it, "
+            f"pip install 'dist/lmparse-{__version__}-py3-none-any.whl[serve]' (docs/install.md)")
 
 _FAMILY_COLUMNS = ("family", "tool", "reasoning", "response", "tokenizer", "templates")
 
@@ -74,7 +82,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                     help="a declared prefix this tokenizer never produces is a mismatch too")
     ct.add_argument("--json", action="store_true", help="the reports as JSON")
 
-    s = sub.add_parser("serve", help="OpenAI and Anthropic HTTP server on the simulated model (needs lmparse[serve])")
+    s = sub.add_parser("serve", help="OpenAI and Anthropic HTTP server, on the simulated model or a real engine "
+                                     "(needs the serve extra: docs/install.md)")
     try:
         from .serve.command import add_arguments
     except ImportError as exc:  # the core CLI works without the serve extra
@@ -142,6 +151,22 @@ def _check_tokenizer(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command's exit status: 0, 1 for a tokenizer mismatch, 2 for an error, 130 after Ctrl-C
+    (no traceback: at startup, or uvicorn re-raising it once the server has stopped cleanly), and
+    141 when the reader of standard output went away (``lmparse list | head``), silently."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # Output still buffered would fail again when Python flushes at exit: send it nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parse_args(argv)
     try:
         if args.command == "list":
@@ -175,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "serve":
             if getattr(args, "serve_missing", None):
-                print(f"lmparse: serve needs the serve extra: pip install 'lmparse[serve]' ({args.serve_missing})",
+                print(f"lmparse: serve needs the serve extra ({args.serve_missing}): {serve_install_hint()}",
                       file=sys.stderr)
                 return 2
             from .serve.command import run
@@ -195,6 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 text = fh.read()
         _run_parse(text, args, _request(args), sys.stdout)
         return 0
+    except BrokenPipeError:
+        raise
     except (ValueError, OSError, ImportError) as exc:  # ImportError: a parser's optional extra is missing
         print(f"lmparse: error: {exc}", file=sys.stderr)
         return 2

@@ -34,6 +34,13 @@ def create_parser(
 ) -> ResponseParser:
     """Build a fresh parser for one response.
 
+    ``tool_parser`` and ``reasoning_parser`` are registry names (``lmparse list``; None: no
+    tool calls, or no reasoning markers); ``response_parser`` is ``"default"`` for every family
+    but gpt-oss, whose Harmony framing is ``response_parser="gpt-oss"`` (with neither of the
+    others; it needs ``openai-harmony``).  The parser's ``stream_chunk(text, token_ids=None,
+    final=False)`` returns the deltas each chunk settles as ``(delta, has_tools)`` pairs and
+    ``parse_complete(text)`` the whole ``ParsedMessage`` (``ResponseParser`` documents both).
+
     ``request`` is the OpenAI-shaped request (dict or object).  A request with no
     tools, or with ``tool_choice="none"``, turns tool parsing off (markup stays
     content); ``request=None`` parses tool calls of any name.

@@ -26,6 +26,9 @@ __all__ = [
 
 
 class DeltaFunctionCall:
+    """The function part of a tool-call fragment: the name (first fragment only) and/or more
+    argument text (JSON, to be appended to what came before)."""
+
     __slots__ = ("name", "arguments")
 
     def __init__(self, name: str | None = None, arguments: str | None = None) -> None:
@@ -33,6 +36,7 @@ class DeltaFunctionCall:
         self.arguments = arguments
 
     def to_dict(self) -> dict[str, Any]:
+        """The OpenAI ``function`` object of a streamed call, unset keys omitted."""
         out: dict[str, Any] = {}
         if self.name is not None:
             out["name"] = self.name
@@ -62,6 +66,7 @@ class DeltaToolCall:
         self.function = function
 
     def to_dict(self) -> dict[str, Any]:
+        """The OpenAI ``tool_calls[]`` entry of a delta, unset keys omitted."""
         out: dict[str, Any] = {"index": self.index}
         if self.id is not None:
             out["id"] = self.id
@@ -91,6 +96,7 @@ class DeltaMessage:
         self.tool_calls = tool_calls
 
     def to_dict(self, reasoning_field: str = "reasoning_content") -> dict[str, Any]:
+        """The OpenAI ``delta`` object, unset keys omitted; reasoning under ``reasoning_field``."""
         out: dict[str, Any] = {}
         if self.reasoning_content is not None:
             out[reasoning_field] = self.reasoning_content
@@ -192,6 +198,8 @@ def _join(delta: DeltaMessage, parts: list[str]) -> None:
 
 
 class FunctionCall:
+    """A complete call's function: its name and its arguments as one JSON text."""
+
     __slots__ = ("name", "arguments")
 
     def __init__(self, name: str, arguments: str) -> None:
@@ -199,6 +207,7 @@ class FunctionCall:
         self.arguments = arguments
 
     def to_dict(self) -> dict[str, Any]:
+        """The OpenAI ``function`` object of a message's tool call."""
         return {"name": self.name, "arguments": self.arguments}
 
     def __eq__(self, other: object) -> bool:
@@ -209,6 +218,8 @@ class FunctionCall:
 
 
 class ToolCall:
+    """A complete tool call of a parsed message: its id (``call_...``), ``type`` and function."""
+
     __slots__ = ("id", "type", "function")
 
     def __init__(self, id: str, function: FunctionCall, type: str = "function") -> None:
@@ -217,6 +228,7 @@ class ToolCall:
         self.function = function
 
     def to_dict(self) -> dict[str, Any]:
+        """The OpenAI ``tool_calls[]`` entry of a message."""
         return {"id": self.id, "type": self.type, "function": self.function.to_dict()}
 
     def __repr__(self) -> str:
@@ -241,6 +253,8 @@ class ParsedMessage:
         self.reasoning_tokens = reasoning_tokens
 
     def to_dict(self, reasoning_field: str = "reasoning_content") -> dict[str, Any]:
+        """The OpenAI assistant ``message``: ``content`` always (None when there is none),
+        reasoning under ``reasoning_field`` and ``tool_calls`` when present."""
         out: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.reasoning_content is not None:
             out[reasoning_field] = self.reasoning_content

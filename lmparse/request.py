@@ -221,6 +221,7 @@ class ParserRequest(_Frozen):
         return isinstance(self.choice, Named) or self.max_calls == 1
 
     def schema_for(self, name: str) -> dict[str, Any] | None:
+        """The JSON schema of the offered tool ``name``'s parameters (None: not offered, or none given)."""
         fn = self.tools.get(name)
         return None if fn is None else fn.get("parameters")
 

@@ -59,7 +59,7 @@ class MarkerReport:
 
 def load_hf_tokenizer(path: str | Path) -> Any:
     """A ``tokenizers.Tokenizer`` from ``tokenizer.json`` (or ``.json.gz``), or a directory holding one."""
-    from tokenizers import Tokenizer  # the tokenizers extra (lmparse[serve])
+    from tokenizers import Tokenizer  # in the serve extra (docs/install.md)
 
     p = Path(path)
     if p.is_dir():

@@ -94,7 +94,17 @@ class FakeEngine:
         fault = "?"
         try:
             head = await reader.readuntil(b"\r\n\r\n")
-            length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
+            sized = re.search(rb"(?i)content-length: *(\d+)", head)
+            if sized is None:
+                # A request without a body: lmparse's readiness probe (GET /health), answered as
+                # vLLM answers it; any other path is not this engine's.
+                fault = "health"
+                ok = head.startswith(b"GET /health ")
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n" if ok else
+                             b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+                await writer.drain()
+                return
+            length = int(sized.group(1))
             body = json.loads(await reader.readexactly(length))
             found = _FAULT.search(body.get("prompt", ""))
             fault = found.group(1) if found else "ok"

@@ -29,7 +29,8 @@ if settings is not None:
 # server, benchmark and engine suites run once: what they add is not the parser core's.
 EXPECTED_CORE = os.environ.get("LMPARSE_CORE_EXPECTED", "")
 if EXPECTED_CORE:
-    collect_ignore_glob = ["test_serve*", "test_bench*", "test_upstream*", "agents/*", "engines/*", "integrations/*"]
+    collect_ignore_glob = ["test_serve*", "test_bench*", "test_upstream*", "agents/*", "engines/*", "integrations/*",
+                           "test_cli_process*", "test_wheel*"]  # (processes and the pure wheel: no core to compare)
 
 
 def pytest_report_header(config):  # noqa: ARG001

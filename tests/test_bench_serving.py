@@ -70,3 +70,19 @@ def test_tiny_driver_writes_the_serving_section_its_plot_and_numbers(tmp_path):
             runs = results["load"]["runs"][n]["detail"][server]
             assert runs and all(run["errors"] == 0 and run["events"] > 0 for run in runs)
     assert results["in_process"]["messages"]["tokens"] == results["stream"]["tokens"]
+
+
+@pytest.mark.parametrize("flags, writes", [([], False), (["--write-docs"], True)])
+def test_the_tracked_page_is_written_only_with_write_docs(monkeypatch, flags, writes):
+    """``python -m bench.serving --tiny`` checks the driver; only ``--write-docs`` (make bench-serving)
+    may rewrite docs/benchmarks.md and its plot, which git tracks."""
+    import bench.serving.__main__ as driver
+
+    written, plotted = [], []
+    monkeypatch.setattr(driver, "run", lambda args: {"load": {}})
+    monkeypatch.setattr(driver.report, "render", lambda results, commands, image: "section")
+    monkeypatch.setattr(driver.report, "plot", lambda load, path: plotted.append(path) or True)
+    monkeypatch.setattr(driver, "write_section", lambda name, markdown, page: written.append(page))
+    assert main(["--tiny", "--no-peers", *flags]) == 0
+    assert written == ([driver.PAGE] if writes else [])
+    assert bool(plotted) == writes

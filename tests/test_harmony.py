@@ -447,9 +447,9 @@ def test_token_ids_are_the_source_of_truth_once_given(encoding):
 
 
 @pytest.mark.pure_only("it hides openai_harmony, which a compiled module bound at import")
-def test_missing_openai_harmony_names_the_extra(monkeypatch):
+def test_missing_openai_harmony_names_the_package_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "openai_harmony", None)
-    with pytest.raises(ImportError, match=r"lmparse\[harmony\]"):
+    with pytest.raises(ImportError, match=r"pip install openai-harmony"):
         create_parser(response_parser="gpt-oss")
 
 
@@ -639,7 +639,7 @@ def test_cli_reports_a_missing_openai_harmony(tmp_path, monkeypatch, capsys):
     transcript = tmp_path / "reply.txt"
     transcript.write_text("<|channel|>final<|message|>x<|return|>")
     assert cli_main(["parse", "--response-parser", "gpt-oss", str(transcript)]) == 2
-    assert "lmparse[harmony]" in capsys.readouterr().err
+    assert "pip install openai-harmony" in capsys.readouterr().err
 
 
 def test_registered_without_importing_openai_harmony():

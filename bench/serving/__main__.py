@@ -5,8 +5,10 @@
 2. Loopback load (``load``): tokens/s at each client count, lmparse serve beside bare Starlette.
 3. Peers (``peer_runner``): vLLM's and SGLang's chat serving layers on the same token stream.
 
-``--tiny`` runs a few tokens, few clients and one pair (``make test`` keeps the driver working
-with it); ``--page PATH`` writes elsewhere than docs/benchmarks.md, ``--json PATH`` also
+The tracked page and its plot are written only with ``--write-docs`` (``make bench-serving``);
+without it the section is printed and nothing in the checkout changes.  ``--tiny`` runs a few
+tokens, few clients and one pair (``make test`` keeps the driver working with it); ``--page PATH``
+writes the section into another page (its plot beside it, under ``img/``), ``--json PATH`` also
 writes the numbers.
 """
 
@@ -31,7 +33,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seconds", type=float, help="seconds of load per run (default 5)")
     p.add_argument("--pairs", type=int, help="lmparse / bare pairs per client count (default 3)")
     p.add_argument("--no-peers", action="store_true", help="skip vLLM and SGLang")
-    p.add_argument("--page", type=Path, default=PAGE)
+    p.add_argument("--write-docs", action="store_true",
+                   help="write the serving section of docs/benchmarks.md and its plot (default: print only)")
+    p.add_argument("--page", type=Path, help="write the section into this page instead (its plot under img/ beside it)")
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
     tiny = args.tiny
@@ -64,15 +68,18 @@ def run(args: argparse.Namespace) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = _args(argv)
+    page: Path | None = args.page if args.page is not None else PAGE if args.write_docs else None
     results = run(args)
-    image_path = (IMAGES if args.page == PAGE else args.page.parent / "img") / "serving-concurrency.png"
     image = None
-    if report.plot(results["load"], image_path):
-        image = str(image_path.relative_to(args.page.parent)) if image_path.is_relative_to(args.page.parent) \
-            else str(image_path)
-    command = "python -m bench.serving" + (" --tiny" if args.tiny else "")
+    if page is not None:
+        image_path = (IMAGES if page == PAGE else page.parent / "img") / "serving-concurrency.png"
+        if report.plot(results["load"], image_path):
+            image = str(image_path.relative_to(page.parent)) if image_path.is_relative_to(page.parent) \
+                else str(image_path)
+    command = "python -m bench.serving" + (" --tiny" if args.tiny else "") + (" --write-docs" if page == PAGE else "")
     markdown = report.render(results, ["make bench-serving", command], image)
-    write_section("serving", markdown, args.page)
+    if page is not None:
+        write_section("serving", markdown, page)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
     print(markdown)

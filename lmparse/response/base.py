@@ -138,17 +138,45 @@ class ResponseParser:
         self.request = request
 
     def stream_chunk(self, text: str, token_ids: list[int] | None = None, final: bool = False) -> Deltas:
+        """Feed the next piece of the reply; return the deltas it settled, in order.
+
+        ``text`` is the newly decoded text (any size, from one character to the whole reply;
+        decode with special tokens kept: the markers are what the parser reads).  ``token_ids``
+        are the ids that text was decoded from, when the engine gives them: the base parser
+        uses them only to count reasoning tokens (``reasoning_tokens``), and gpt-oss's parser,
+        given ids on its first call, frames the reply by the ids instead of the text.
+
+        The result is a list of ``(delta, has_tools)`` pairs.  ``delta`` is an OpenAI-shaped
+        ``DeltaMessage`` holding one of ``content``, ``reasoning_content`` or ``tool_calls``;
+        ``has_tools`` is True exactly when the delta carries tool-call data: a call's first
+        delta (index, id, ``type`` ``"function"``, name, maybe the first argument text) or more
+        of its JSON arguments.  The list is often empty: text that may be the start of a marker
+        (``<tool_`` of ``<tool_call>``) is held until a later chunk settles it
+        (``held_chars``).
+
+        ``final=True`` says the reply has ended (pass it with the last chunk, or with ``""``):
+        held text is settled as text, an unfinished call is closed or, when its name never
+        arrived, recorded in ``dropped``.  Call it once per response, last; a parser serves
+        one response."""
         raise NotImplementedError
 
     def parse_complete(self, text: str, token_ids: list[int] | None = None) -> ParsedMessage:
+        """The whole reply at once: ``stream_chunk(text, token_ids, final=True)`` folded into one
+        ``ParsedMessage`` (``content`` and ``reasoning_content`` joined, or None when empty;
+        ``tool_calls`` complete, in order).  The same grammar as streaming, so the result equals
+        the fold of any chunking's deltas.  On a fresh parser: it ends the response."""
         return fold_deltas(self.stream_chunk(text, token_ids, final=True), self.reasoning_tokens)
 
     @property
     def reasoning_tokens(self) -> int | None:
+        """Tokens of the reply spent reasoning, counted from the ``token_ids`` given so far;
+        None when no chunk carried token ids."""
         return None
 
     @property
     def dropped(self) -> list[DroppedCall]:
+        """The calls the model wrote that no client saw, each with its reason: a tool the request
+        does not offer (or ``tool_choice`` excludes), a call the reply's end cut before its name."""
         return []
 
     @property
@@ -189,6 +217,8 @@ class BaseResponseParser(ResponseParser):
     # ---- public surface -------------------------------------------------------------
 
     def stream_chunk(self, text: str, token_ids: list[int] | None = None, final: bool = False) -> Deltas:
+        """``ResponseParser.stream_chunk``: deltas as ``(delta, has_tools)``, has_tools True for
+        tool-call deltas; ``final=True`` at the reply's end; ``token_ids`` count reasoning tokens."""
         if token_ids:
             self._tokens.note(self._base + len(self._pending), len(text), token_ids)
             self._counting = True
@@ -240,10 +270,12 @@ class BaseResponseParser(ResponseParser):
 
     @property
     def reasoning_tokens(self) -> int | None:
+        """Reasoning tokens counted from the token ids given so far (None: no ids were given)."""
         return self._tokens.count if self._tokens.seen else None
 
     @property
     def held_chars(self) -> int:
+        """Characters received but not yet emitted or consumed (a possible partial marker)."""
         return len(self._pending)
 
     @property
@@ -253,6 +285,7 @@ class BaseResponseParser(ResponseParser):
 
     @property
     def dropped(self) -> list[DroppedCall]:
+        """The calls no client saw, and why (``ResponseParser.dropped``)."""
         return self._block.parser.dropped
 
     # ---- the routing loop -------------------------------------------------------------

@@ -97,6 +97,8 @@ class ResponseTemplate:
         self.tool_class = _tool_class(spec.source, calls, beam) if calls is not None else None
 
     def parser(self, request: Any = None, prompt: str | None = None, tokenizer: Any = None) -> ResponseTemplateParser:
+        """A fresh parser for one response, from this compiled template: ``request`` as for
+        ``create_parser``, ``prompt`` the rendered prompt (where the reply starts)."""
         from ..request import normalize_request
 
         req = ParserRequest.accept_all() if request is None else normalize_request(request)

@@ -1,6 +1,7 @@
 """The serving path: ChatRunner, the OpenAI and Anthropic adapters, engines, the HTTP app.
 
-Needs the ``serve`` extra (starlette, uvicorn, orjson, jinja2): ``pip install 'lmparse[serve]'``.
+Needs the ``serve`` extra (starlette, uvicorn, orjson, jinja2, ...): from a checkout,
+``pip install -e '.[serve]'`` (docs/install.md).
 """
 
 from .app import ModelBinding, create_app, simulated_binding

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 
@@ -37,13 +38,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    dest="served_model_name",
                    help="names the model answers to: exact names and glob patterns ('claude-*'); with several "
                         "--family, write FAMILY=NAME (default: the family name; one model answers to any name)")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1, this machine only; 0.0.0.0 for every interface)")
     p.add_argument("--allowed-hosts", metavar="NAMES",
                    help="Host header names to answer, comma-separated ('*': any); default: loopback names when "
                         "bound to loopback (against DNS rebinding), else any")
     p.add_argument("--cors-origins", metavar="ORIGINS",
                    help="origins a browser may call from, comma-separated (default: none, CORS off)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=int, default=8000, help="TCP port to listen on (default 8000)")
     p.add_argument("--api-key", default=os.environ.get("LMPARSE_API_KEY"),
                    help="require this key (Authorization: Bearer or x-api-key); default $LMPARSE_API_KEY")
     p.add_argument("--api-key-file", metavar="FILE",
@@ -77,15 +79,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--responses-dialect", default="openai", choices=("openai", "openresponses"),
                    help="how /v1/responses streams name reasoning events and end: OpenAI's (default) or the Open "
                         "Responses specification's; a request's x-lmparse-responses-dialect header overrides it")
-    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+    p.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"),
+                   help="least severe log lines written to stderr (default info: startup, access lines)")
     p.add_argument("--log-format", default="text", choices=LOG_FORMATS,
-                   help="text lines or one JSON object per line (access lines carry their fields as keys)")
-    p.add_argument("--quiet", action="store_true", help="do not print the usage examples")
+                   help="text lines or one JSON object per line, the startup announcement included (access lines "
+                        "carry their fields as keys; default text)")
+    p.add_argument("--quiet", action="store_true", help="do not print the usage examples at startup")
 
 
 def _add_limits(p: argparse.ArgumentParser) -> None:
     """Sizes, limits, deadlines and the shutdown grace."""
-    p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help="request body size limit")
+    p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, metavar="N",
+                   help=f"request body size limit in bytes; more is a 413 (default {DEFAULT_MAX_BODY_BYTES})")
     p.add_argument("--max-header-bytes", type=int, default=DEFAULT_MAX_HEADER_BYTES, metavar="N",
                    help=f"request line and headers size limit; more is a 431 (default {DEFAULT_MAX_HEADER_BYTES})")
     p.add_argument("--max-model-len", type=int, default=DEFAULT_MAX_MODEL_LEN, metavar="TOKENS",
@@ -240,10 +245,16 @@ def run(args: argparse.Namespace) -> int:
     url = f"http://{args.host}:{args.port}"
 
     def ready() -> None:
-        if not args.quiet:
+        """Once the port is bound (a taken port fails before anything is announced): the examples
+        as text, or with --log-format json one JSON record, so every stderr line parses."""
+        if args.log_format == "json":
+            logging.getLogger("lmparse.serve").info("ready", extra={"access": {
+                "message": f"lmparse is serving {bindings[0].name} on {url}", "event": "ready", "url": url,
+                "models": [b.name for b in bindings]}})
+        elif not args.quiet:
             print(banner(url, bindings[0].name, args.api_key), file=sys.stderr, flush=True)
 
-    app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes, on_startup=ready,
+    app = create_app(bindings, api_key=args.api_key, max_body_bytes=args.max_body_bytes,
                      max_concurrency=args.max_concurrency, max_model_len=args.max_model_len,
                      allowed_hosts=_split(args.allowed_hosts) or default_allowed_hosts(args.host),
                      cors_origins=_split(args.cors_origins), metrics_key=args.metrics_key,
@@ -258,5 +269,5 @@ def run(args: argparse.Namespace) -> int:
                             timeout_keep_alive=args.timeout_keep_alive,
                             # a backstop: the app itself ends its generations after the grace
                             timeout_graceful_shutdown=int(args.shutdown_grace) + 5)
-    GracefulServer(config, args.shutdown_grace).run()
+    GracefulServer(config, args.shutdown_grace, on_ready=ready).run()
     return 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -163,9 +164,17 @@ def head_timeout_protocol(seconds: float, max_header_bytes: int = DEFAULT_MAX_HE
 class GracefulServer(uvicorn.Server):
     """uvicorn's server that lets the app end its generations cleanly before it stops."""
 
-    def __init__(self, config: uvicorn.Config, grace: float) -> None:
+    def __init__(self, config: uvicorn.Config, grace: float, on_ready: Callable[[], None] | None = None) -> None:
         super().__init__(config)
         self.grace = grace
+        self.on_ready = on_ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """uvicorn's startup (the app's, then binding the port: a taken port exits here), then
+        ``on_ready``: nothing announces a server that never listened."""
+        await super().startup(sockets)
+        if self.started and not self.should_exit and self.on_ready is not None:
+            self.on_ready()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         shut_down = getattr(self.config.app, "shut_down", None)

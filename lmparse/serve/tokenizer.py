@@ -319,8 +319,11 @@ def load_tokenizer(data_name: str | None, family: str, markers: Iterable[str] = 
 
 
 def load_model_tokenizer(model_dir: Path) -> RealTokenizer:
-    """A Hugging Face model directory's ``tokenizer.json``, through the ``tokenizers`` package."""
-    path = model_dir / "tokenizer.json"
-    if not path.is_file():
-        raise ValueError(f"--model {model_dir}: no tokenizer.json in it (a Hugging Face model directory has one)")
+    """A Hugging Face model directory's ``tokenizer.json`` (or ``tokenizer.json.gz``, as
+    ``lmparse check-tokenizer`` and the test data take it), through the ``tokenizers`` package."""
+    found = [p for p in (model_dir / "tokenizer.json", model_dir / "tokenizer.json.gz") if p.is_file()]
+    if not found:
+        raise ValueError(f"--model {model_dir}: no tokenizer.json (or tokenizer.json.gz) in it "
+                         "(a Hugging Face model directory has one)")
+    path = found[0]
     return RealTokenizer(model_dir.name or str(model_dir), *_load_hf(path))

@@ -21,7 +21,8 @@ from .text import RECIPIENT_OPENERS
 
 __all__ = ["load_encoding", "encoding_at_hand", "harmony_module", "is_encoding", "TokenLexer", "TokenMessages"]
 
-INSTALL_HINT: Final = "the 'gpt-oss' response parser needs openai-harmony: pip install 'lmparse[harmony]'"
+INSTALL_HINT: Final = ("the 'gpt-oss' response parser needs openai-harmony: pip install openai-harmony "
+                       "(the serve and harmony extras bring it: docs/install.md)")
 
 _START_ID: Final = MARKER_IDS[START]
 _MESSAGE_ID: Final = MARKER_IDS[MESSAGE]
