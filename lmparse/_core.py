@@ -36,7 +36,9 @@ __all__ = ["COMPILED_MODULES", "GROUP", "core", "install", "source_digests"]
 # lexers, the tool dialects, the call emitter and its JSON guard, deltas) and what it calls.
 # Not compiled: the package's __init__ modules, the reasoning parsers (descriptors of tags: the
 # response driver, compiled, does their per-chunk work), the response-template machinery (it
-# makes classes at run time), request normalization and the protocols of tools/hooks.py.  A
+# makes classes at run time), request normalization, the protocols of tools/hooks.py, and the
+# Hunyuan dialect, whose parser switches its tags per block in its instance ``__dict__`` (a
+# compiled instance has none).  A
 # class here that plain Python classes subclass must allow it (``lmparse._mypyc.mypyc_attr``);
 # class-level settings a subclass overrides (or a classmethod reads) are ClassVar.
 COMPILED_MODULES: tuple[str, ...] = (
@@ -71,7 +73,6 @@ COMPILED_MODULES: tuple[str, ...] = (
     "lmparse.tools.dialects.gemma4",
     "lmparse.tools.dialects.gigachat3",
     "lmparse.tools.dialects.glm47",
-    "lmparse.tools.dialects.hunyuan",
     "lmparse.tools.dialects.inkling",
     "lmparse.tools.dialects.internlm",
     "lmparse.tools.dialects.k2_horizon",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -106,7 +107,7 @@ def _measure(args: argparse.Namespace, argv: Sequence[str] | None) -> dict:
     impls = {w.peer: w.impl for w in workers if w.impl}
     result = {"machine": machine(), "plan": {"sizes": plan.sizes, "chunks": plan.chunks, "pairs": plan.pairs,
                                              "limit_s": plan.limit, "min_sample_s": plan.min_sample},
-              "command": "python -m bench.compare " + " ".join(sys.argv[1:] if argv is None else argv),
+              "command": "python -m bench.compare " + shlex.join(sys.argv[1:] if argv is None else argv),
               "impls": impls, "core": core(), "missing": missing, "rows": rows,
               "elapsed_s": time.perf_counter() - started}
     if args.json:  # first: the numbers survive whatever happens to the report
