@@ -133,50 +133,21 @@ def tiktoken_from_quicktok(vocab: bytes) -> bytes:
     return b"".join(base64.b64encode(token) + b" %d\n" % rank for rank, token in ranked)
 
 
-_GGUF_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q",
-                 12: "<d"}
-_GGUF_STRING, _GGUF_ARRAY = 8, 9
-
-
 def gguf_metadata(data: bytes) -> dict[str, object]:
-    """The key/value header of a GGUF file (version 2 or 3, little-endian); tensors are not read."""
+    """The key/value header of a GGUF file, read by the ``gguf`` package (the dev extra that
+    ``make testdata`` installs first): strings, numbers and lists of them."""
+    try:
+        from gguf import GGUFReader
+    except ImportError as exc:
+        raise SystemExit("fetch_testdata.py: the gguf package is needed to rebuild Gemma 4's tokenizer "
+                         "(make testdata installs it: pip install -e '.[dev]')") from exc
     if data[:4] != b"GGUF":
         raise ValueError("not a GGUF file")
-    version, _tensors, count = struct.unpack_from("<IQQ", data, 4)
-    if version < 2:
-        raise ValueError(f"GGUF version {version} is not supported")
-    pos = 24
-
-    def string() -> str:
-        nonlocal pos
-        (size,) = struct.unpack_from("<Q", data, pos)
-        pos += 8 + size
-        return data[pos - size:pos].decode("utf-8")
-
-    def value(kind: int) -> object:
-        nonlocal pos
-        if kind == _GGUF_STRING:
-            return string()
-        if kind == _GGUF_ARRAY:
-            item, size = struct.unpack_from("<IQ", data, pos)
-            pos += 12
-            if item not in _GGUF_SCALARS:
-                return [value(item) for _ in range(size)]
-            width = struct.calcsize(_GGUF_SCALARS[item])
-            values = [v for (v,) in struct.iter_unpack(_GGUF_SCALARS[item], data[pos:pos + width * size])]
-            pos += width * size
-            return values
-        (scalar,) = struct.unpack_from(_GGUF_SCALARS[kind], data, pos)
-        pos += struct.calcsize(_GGUF_SCALARS[kind])
-        return scalar
-
-    metadata = {}
-    for _ in range(count):
-        key = string()
-        (kind,) = struct.unpack_from("<I", data, pos)
-        pos += 4
-        metadata[key] = value(kind)
-    return metadata
+    with tempfile.NamedTemporaryFile(suffix=".gguf") as file:
+        file.write(data)
+        file.flush()
+        reader = GGUFReader(file.name)
+        return {name: field.contents() for name, field in reader.fields.items()}
 
 
 def converter_module():

@@ -40,7 +40,7 @@ def test_the_manifest_matches_the_shared_copy_where_there_is_one():
     assert ours == theirs
 
 
-def test_gguf_metadata_reads_what_the_gguf_package_writes(tmp_path):
+def test_gguf_metadata_gives_the_header_as_python_values(tmp_path):
     gguf = pytest.importorskip("gguf")
     writer = gguf.GGUFWriter(str(tmp_path / "vocab.gguf"), "llama")
     writer.add_tokenizer_model("gpt2")
