@@ -50,54 +50,51 @@ def test_qwen_code_runs_its_shell_tool(lmparse_server, tmp_path):
     assert served_chat(lmparse_server) >= before + 2
 
 
-def test_opencode_runs_its_bash_tool(lmparse_server, tmp_path):
+def run_opencode_like(server, tmp_path: Path, binary: str, config: str, schema: str, env: dict[str, str],
+                      *flags: str) -> tuple[list[dict], str]:
+    """opencode and its fork Kilo: the same config shape (``config`` in the work directory, the
+    server as an OpenAI-compatible provider) and ``run --format json`` events.  Returns the
+    tool parts and the answer's text, after checking that the tool loop took two requests at least."""
     workdir = tmp_path / "work"
     workdir.mkdir()
-    (workdir / "opencode.json").write_text(json.dumps({
-        "$schema": "https://opencode.ai/config.json", "model": "lmparse/qwen3", "autoupdate": False,
+    (workdir / config).write_text(json.dumps({
+        "$schema": schema, "model": "lmparse/qwen3", "autoupdate": False,
         "share": "disabled", "provider": {"lmparse": {
             "npm": "@ai-sdk/openai-compatible", "name": "lmparse",
-            "options": {"baseURL": lmparse_server.url + "/v1", "apiKey": API_KEY},
+            "options": {"baseURL": server.url + "/v1", "apiKey": API_KEY},
             "models": {"qwen3": {"name": "qwen3", "tool_call": True}}}}}))
-    env = private_env(tmp_path / "home", OPENCODE_DISABLE_AUTOUPDATE="1", OPENCODE_DISABLE_MODELS_FETCH="1",
-                      OPENCODE_DISABLE_SHARE="1", OPENCODE_DISABLE_LSP_DOWNLOAD="1")
-    before = served_chat(lmparse_server)
+    before = served_chat(server)
     # opencode escapes double quotes in the prompt it forwards: single quotes keep the command whole.
-    out = run([client_path("opencode"), "run", "--format", "json", "Use bash with command='echo lmparse-agent-42'"],
+    out = run([client_path(binary), "run", "--format", "json", *flags, "Use bash with command='echo lmparse-agent-42'"],
               workdir, env)
     events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     tools = [e["part"] for e in events if e.get("type") == "tool_use"]
+    answer = "".join(e["part"]["text"] for e in events if e.get("type") == "text")
+    assert served_chat(server) >= before + 2
+    return tools, answer
+
+
+def test_opencode_runs_its_bash_tool(lmparse_server, tmp_path):
+    env = private_env(tmp_path / "home", OPENCODE_DISABLE_AUTOUPDATE="1", OPENCODE_DISABLE_MODELS_FETCH="1",
+                      OPENCODE_DISABLE_SHARE="1", OPENCODE_DISABLE_LSP_DOWNLOAD="1")
+    tools, answer = run_opencode_like(lmparse_server, tmp_path, "opencode", "opencode.json",
+                                      "https://opencode.ai/config.json", env)
     assert [(t["tool"], t["state"]["input"]["command"], t["state"]["status"]) for t in tools] == [
         ("bash", "echo lmparse-agent-42", "completed")]
     assert "lmparse-agent-42" in tools[0]["state"]["output"]
-    answer = "".join(e["part"]["text"] for e in events if e.get("type") == "text")
     assert "bash returned" in answer and "lmparse-agent-42" in answer
-    assert served_chat(lmparse_server) >= before + 2
 
 
 def test_kilo_runs_its_bash_tool(lmparse_server, tmp_path):
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    (workdir / "kilo.json").write_text(json.dumps({
-        "$schema": "https://app.kilo.ai/config.json", "model": "lmparse/qwen3", "autoupdate": False,
-        "share": "disabled", "provider": {"lmparse": {
-            "npm": "@ai-sdk/openai-compatible", "name": "lmparse",
-            "options": {"baseURL": lmparse_server.url + "/v1", "apiKey": API_KEY},
-            "models": {"qwen3": {"name": "qwen3", "tool_call": True}}}}}))
     # Kilo sends telemetry only when KILO_TELEMETRY_LEVEL is "all" (or its settings say so).
     env = private_env(tmp_path / "home", KILO_TELEMETRY_LEVEL="off", KILO_DISABLE_AUTOUPDATE="1",
                       KILO_DISABLE_MODELS_FETCH="1", KILO_DISABLE_SHARE="1", KILO_DISABLE_LSP_DOWNLOAD="1")
-    before = served_chat(lmparse_server)
-    out = run([client_path("kilo"), "run", "--format", "json", "--auto", "Use bash with command='echo lmparse-agent-42'"],
-              workdir, env)
-    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    tools = [e["part"] for e in events if e.get("type") == "tool_use"]
+    tools, answer = run_opencode_like(lmparse_server, tmp_path, "kilo", "kilo.json", "https://app.kilo.ai/config.json",
+                                      env, "--auto")
     assert [(t["tool"], t["state"]["input"]["command"], t["state"]["status"]) for t in tools] == [
         ("bash", "echo lmparse-agent-42", "completed")]
     assert tools[0]["state"]["output"].strip() == "lmparse-agent-42"
-    answer = "".join(e["part"]["text"] for e in events if e.get("type") == "text")
     assert "bash returned" in answer and "lmparse-agent-42" in answer
-    assert served_chat(lmparse_server) >= before + 2
 
 
 def test_llm_runs_a_python_function_tool(lmparse_server, tmp_path):
