@@ -435,8 +435,7 @@ def _never(parser: BaseResponseParser, buf: str, pos: int, start: int, end: int,
 
 
 _LEXERS: Final[tuple[_Lexer, ...]] = (
-    Lexers.plain_start, Lexers.plain, Lexers.reasoning_start, Lexers.reasoning, _no_lexer,
-                               Lexers.after_block)
+    Lexers.plain_start, Lexers.plain, Lexers.reasoning_start, Lexers.reasoning, _no_lexer, Lexers.after_block)
 _PLANS: Final[tuple[tuple[tuple[_Step, State | None], ...], ...]] = tuple(
     tuple((getattr(BaseResponseParser, "_" + ROUTING[state][mark].step), ROUTING[state][mark].after)
           if mark not in NEVER[state] else (_never, RESUME) for mark in Mark)

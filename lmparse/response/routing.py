@@ -166,9 +166,9 @@ check_routing(ROUTING, NEVER)
 
 _WORDS: Final = {
     Mark.REASONING_OPEN: "reasoning open", Mark.REASONING_CLOSE: "reasoning close", Mark.FRAMING: "framing",
-          Mark.TOOL_OPEN: "tool open", Mark.PAYLOAD_OPEN: "payload open", Mark.BARE_START: "bare start",
-          Mark.TEXT: "text", Mark.END: "end", Mark.TEXT_END: "text end", Mark.BLOCK_OPEN: "open",
-          Mark.BLOCK_CLOSED: "closed", Mark.BLOCK_REJECTED: "rejected", Mark.BLOCK_TRUNCATED: "truncated"}
+    Mark.TOOL_OPEN: "tool open", Mark.PAYLOAD_OPEN: "payload open", Mark.BARE_START: "bare start",
+    Mark.TEXT: "text", Mark.END: "end", Mark.TEXT_END: "text end", Mark.BLOCK_OPEN: "open",
+    Mark.BLOCK_CLOSED: "closed", Mark.BLOCK_REJECTED: "rejected", Mark.BLOCK_TRUNCATED: "truncated"}
 
 
 def describe_routing(routing: Mapping[State, Mapping[Mark, Plan]] = ROUTING) -> str:

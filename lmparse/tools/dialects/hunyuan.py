@@ -30,11 +30,10 @@ import re
 import weakref
 from collections.abc import Iterable
 from functools import cache
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 
 from ..xml import MALFORMED, ArgNameStep, ArgStartStep, Found, FunctionStep, XmlToolParser, argument_items
 from ._syntax import arg_start_hook, at_partial, key_value_hook, skip_ws
-from ..._mypyc import mypyc_attr
 
 SUFFIX = ":opensource"
 _MAX_NAME = 256  # a longer "name" is prose
@@ -116,22 +115,16 @@ def _tags(suffix: str) -> dict[str, Any]:
                        f"{t['end_arg_value']}…{t['end_tool_call']}{t['end_tool_calls']}"}
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class HunyuanToolParser(XmlToolParser):
-    # Class settings (``suffixed_parser`` makes a class per suffix; ``render`` reads them off it).
-    suffix: ClassVar[str] = SUFFIX
-    v4: ClassVar[bool] = False  # HY-V4's layout for ``render`` (the parser reads both)
-    tool_calls: ClassVar[str] = f"<tool_calls{SUFFIX}>"
-    end_tool_calls: ClassVar[str] = f"</tool_calls{SUFFIX}>"
-    tool_call: ClassVar[str] = f"<tool_call{SUFFIX}>"
-    end_tool_call: ClassVar[str] = f"</tool_call{SUFFIX}>"
-    tool_sep: ClassVar[str] = f"<tool_sep{SUFFIX}>"
-    arg_key: ClassVar[str] = f"<arg_key{SUFFIX}>"
-    end_arg_key: ClassVar[str] = f"</arg_key{SUFFIX}>"
-    arg_value: ClassVar[str] = f"<arg_value{SUFFIX}>"
-    end_arg_value: ClassVar[str] = f"</arg_value{SUFFIX}>"
+    suffix = SUFFIX
+    v4 = False  # HY-V4's layout for ``render`` (the parser reads both)
+    tool_calls, end_tool_calls = f"<tool_calls{SUFFIX}>", f"</tool_calls{SUFFIX}>"
+    tool_call, end_tool_call = f"<tool_call{SUFFIX}>", f"</tool_call{SUFFIX}>"
+    tool_sep = f"<tool_sep{SUFFIX}>"
+    arg_key, end_arg_key = f"<arg_key{SUFFIX}>", f"</arg_key{SUFFIX}>"
+    arg_value, end_arg_value = f"<arg_value{SUFFIX}>", f"</arg_value{SUFFIX}>"
     # Every open tag -> the tags of the block it opens; the plain ``<tool_calls>`` too.
-    blocks: ClassVar[dict[str, dict[str, str]]] = _blocks(SUFFIX)
+    blocks = _blocks(SUFFIX)
     tool_open_tags = tuple(blocks)
     tool_close_tag = end_tool_calls
     arg_value_close = end_arg_value

@@ -97,7 +97,7 @@ _LEAD: Final = re.compile(r"[ \t]+(?=<\|(?:open|close)\|>|(?P<t1>(?:<[|a-z]{0,7}
 # name, attributes (the last maybe open), maybe a partial ``<|sep|>``; or a partial bracket.
 _CUT_TAIL: Final = re.compile(
     r'(?:<\|(?:open|close)\|>[ \t]*(?:[A-Za-z_][\w-]*(?:[ \t]+[A-Za-z_][\w-]*(?:="[^"]*"?|=)?)*'
-                       r'[ \t]*)?(?:<(?:\|(?:s(?:ep?)?\|?)?)?)?|<\|(?:o(?:p(?:en?)?)?|c(?:l(?:o(?:se?)?)?)?)?\|?)\Z')
+    r'[ \t]*)?(?:<(?:\|(?:s(?:ep?)?\|?)?)?)?|<\|(?:o(?:p(?:en?)?)?|c(?:l(?:o(?:se?)?)?)?)?\|?)\Z')
 _ATTRIBUTE: Final = re.compile(r'\s*([A-Za-z_][\w-]*)="')  # up to the value's opening quote
 _ATTRIBUTE_HEAD: Final = re.compile(r'\s*(?:[A-Za-z_][\w-]*=?)?')  # a partial one
 _MAX_ATTRIBUTES: Final = 4096  # characters of attributes: longer is not a tag
